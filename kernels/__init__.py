@@ -1,0 +1,1 @@
+"""CUDA C sources of minigrad's GPU backend (loaded with cupy.RawModule)."""

@@ -1,0 +1,25 @@
+"""minigrad: a teaching-size deep-learning engine with PyTorch's API (`import minigrad as torch`)."""
+from . import dtypes as _dtypes
+from .dtypes import (dtype, float32, float64, int64, int32, get_default_dtype, set_default_dtype)
+from .devices import device
+from .tensor import Tensor, Size
+from . import autograd, cuda
+from .autograd import no_grad, enable_grad, set_grad_enabled, is_grad_enabled
+from .creation import (tensor, as_tensor, from_numpy, zeros, ones, empty, full, arange, linspace, eye,
+                       rand, randn, randint, zeros_like, ones_like, empty_like, full_like, rand_like,
+                       randn_like, randint_like, manual_seed, seed, Generator)
+from .functional import (add, sub, mul, div, pow, neg, abs, exp, log, sqrt, sin, cos, tanh, sigmoid, relu,
+                         clamp, clip, maximum, minimum, where, lt, le, gt, ge, eq, ne, sum, mean, max, min,
+                         amax, amin, argmax, argmin, var, std, softmax, log_softmax, matmul, mm, bmm,
+                         reshape, flatten, squeeze, unsqueeze, transpose, t, permute, clone, cat, concat,
+                         stack, split, chunk, numel, is_tensor, is_floating_point, result_type,
+                         promote_types, square)
+from ._tensor_str import set_printoptions, get_printoptions
+
+bool = _dtypes.bool_
+float = float32
+double = float64
+long = int64
+int = int32
+
+__version__ = "0.1.0"

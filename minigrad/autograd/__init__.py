@@ -1,0 +1,74 @@
+"""minigrad.autograd: backward, grad, Function, grad modes and gradient checks."""
+from .function import Function, Node, AccumulateGrad
+from .grad_mode import no_grad, enable_grad, set_grad_enabled, is_grad_enabled
+from . import engine as _engine
+
+
+def _as_tuple(x):
+    if x is None:
+        return None
+    return tuple(x) if isinstance(x, (tuple, list)) else (x,)
+
+
+def _make_grads(outputs, grads):
+    from ..tensor import Tensor
+    from ..creation import ones_like
+    out = []
+    for i, t in enumerate(outputs):
+        g = grads[i] if grads is not None else None
+        if g is None:
+            if not t._requires_grad:
+                raise RuntimeError(f"element {i} of tensors does not require grad and does not have a grad_fn")
+            if t._data.size != 1:
+                raise RuntimeError("grad can be implicitly created only for scalar outputs")
+            g = ones_like(t)
+        else:
+            if not isinstance(g, Tensor):
+                raise TypeError(f"gradients can be either Tensors or None, but got {type(g).__name__}")
+            if g._data.shape != t._data.shape:
+                raise RuntimeError(f"Mismatch in shape: grad_output[{i}] has a shape of {g.shape} and "
+                                   f"output[{i}] has a shape of {t.shape}.")
+            if g._device is not t._device:
+                raise RuntimeError(f"Expected all tensors to be on the same device, but found at least two "
+                                   f"devices, {g._device} and {t._device}!")
+            if not t._requires_grad:
+                raise RuntimeError(f"element {i} of tensors does not require grad and does not have a grad_fn")
+        out.append(g)
+    return out
+
+
+def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, inputs=None):
+    tensors = _as_tuple(tensors)
+    grads = _make_grads(tensors, _as_tuple(grad_tensors))
+    if retain_graph is None:
+        retain_graph = create_graph
+    if inputs is not None:
+        inputs = _as_tuple(inputs)
+        results = _engine.run_backward(tensors, grads, retain_graph, create_graph, inputs, True)
+        for t, g in zip(inputs, results):
+            if g is not None:
+                _engine._accumulate(t, g, set(), create_graph)
+        return
+    _engine.run_backward(tensors, grads, retain_graph, create_graph)
+
+
+def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False, only_inputs=True,
+         allow_unused=None, is_grads_batched=False, materialize_grads=False):
+    outputs = _as_tuple(outputs)
+    inputs = _as_tuple(inputs)
+    for i, t in enumerate(inputs):
+        if not t._requires_grad:
+            raise RuntimeError("One of the differentiated Tensors does not require grad")
+    grads = _make_grads(outputs, _as_tuple(grad_outputs))
+    if retain_graph is None:
+        retain_graph = create_graph
+    if allow_unused is None:
+        allow_unused = materialize_grads
+    result = _engine.run_backward(outputs, grads, retain_graph, create_graph, inputs, allow_unused)
+    if materialize_grads:
+        from ..creation import zeros_like
+        result = tuple(g if g is not None else zeros_like(t) for g, t in zip(result, inputs))
+    return result
+
+
+from .gradcheck import gradcheck, gradgradcheck  # noqa: E402,F401

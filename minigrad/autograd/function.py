@@ -1,0 +1,223 @@
+"""Graph nodes and the Function API that every op, built-in or user-defined, goes through.
+
+`Function.apply` runs `forward(ctx, *args)` and, when some input requires grad and grad mode
+is on, makes `ctx` the outputs' `grad_fn`: ctx is an instance of a node class generated per
+Function (`MulBackward0`, `MyFnBackward`), holding the saved tensors and the edges
+(`next_functions`) to the inputs' nodes.
+"""
+import weakref
+
+from .grad_mode import _GradState
+
+
+class Node:
+    """Base of everything found in `grad_fn` and `next_functions`."""
+    next_functions = ()
+    _tensor_hooks = None   # {handle id: (output_nr, fn)}: hooks of the tensors this node made
+    _retained = None       # {output_nr: weakref to a tensor that called retain_grad()}
+
+    def name(self):
+        return type(self).__name__
+
+    def __repr__(self):
+        return f"<{type(self).__name__} object at {hex(id(self))}>"
+
+
+class AccumulateGrad(Node):
+    """The node of a leaf tensor that requires grad: backward adds into `variable.grad`."""
+
+    def __init__(self, variable):
+        self.variable = variable
+
+
+def accumulator(t):
+    """The AccumulateGrad node of leaf t, shared while any graph holds it (weakly cached)."""
+    ref = t._grad_acc
+    acc = ref() if ref is not None else None
+    if acc is None:
+        acc = AccumulateGrad(t)
+        t._grad_acc = weakref.ref(acc)
+    return acc
+
+
+_FREED = ("Trying to backward through the graph a second time (or directly access saved tensors "
+          "after they have already been freed). Saved intermediate values of the graph are freed "
+          "when you call .backward() or autograd.grad(). Specify retain_graph=True if you need to "
+          "backward through the graph a second time or if you need to access saved tensors after "
+          "calling backward.")
+
+
+class BackwardCFunction(Node):
+    """The ctx of a Function call, and the node that runs its backward."""
+    _forward_cls = None
+    _saved = ()            # packed saved tensors; None once freed
+    _to_save = ()
+    _non_differentiable = ()
+    materialize_grads = True
+    _out_meta = None       # (shape, dtype, device) per output, for multi-output nodes
+
+    def save_for_backward(self, *tensors):
+        self._to_save = tensors
+
+    def mark_non_differentiable(self, *tensors):
+        self._non_differentiable = tensors
+
+    def mark_dirty(self, *tensors):
+        pass  # in-place custom functions bump versions through the tensor API they use
+
+    def set_materialize_grads(self, value):
+        self.materialize_grads = bool(value)
+
+    @property
+    def saved_tensors(self):
+        saved = self._saved
+        if saved is None:
+            raise RuntimeError(_FREED)
+        out = []
+        for entry in saved:
+            if entry is None:
+                out.append(None)
+                continue
+            t, version, output_nr = entry
+            vc = t._vc
+            if (vc[0] if vc is not None else 0) != version:
+                raise RuntimeError(_modified_message(t, version, self, output_nr))
+            if output_nr >= 0:
+                # an output saved without its grad_fn (no reference cycle): reattach it here
+                t = t._alias()
+                t.grad_fn, t._output_nr, t._requires_grad = self, output_nr, True
+            out.append(t)
+        return tuple(out)
+
+    def _pack(self, outputs):
+        packed = []
+        for t in self._to_save:
+            if t is None:
+                packed.append(None)
+                continue
+            vc = t._vc
+            version = vc[0] if vc is not None else 0
+            for i, o in enumerate(outputs):
+                if o is t:
+                    packed.append((t._alias(), version, i))
+                    break
+            else:
+                packed.append((t, version, -1))
+        self._saved = packed
+        self._to_save = ()
+
+    def register_hook(self, fn):
+        raise NotImplementedError("node hooks are not supported; use Tensor.register_hook")
+
+
+def _modified_message(t, version, node, output_nr):
+    shape = list(t._data.shape)
+    where = f", which is output {max(output_nr, 0)} of {node.name()}," if output_nr >= 0 else ""
+    return ("one of the variables needed for gradient computation has been modified by an inplace "
+            f"operation: [minigrad.{t.dtype._legacy} {shape}]{where} is at version {t._version}; "
+            f"expected version {version} instead. Hint: the tensor was saved for backward by "
+            f"{node.name()}; compute the in-place operation on a clone() instead.")
+
+
+class _NoCtx:
+    """Stand-in ctx for built-in ops run without recording: saving is a no-op."""
+    needs_input_grad = (False, False, False, False, False, False)
+
+    def save_for_backward(self, *tensors):
+        pass
+
+    def mark_non_differentiable(self, *tensors):
+        pass
+
+
+NO_CTX = _NoCtx()
+
+
+class Function:
+    """Subclass with @staticmethod forward(ctx, ...) and backward(ctx, *grads); call .apply()."""
+    _builtin = False   # built-in ops compute on raw arrays and skip the no_grad wrapper
+    _node_name = None
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        name = cls.__dict__.get("_node_name") or cls.__name__ + "Backward"
+        cls._backward_cls = type(name, (BackwardCFunction,),
+                                 {"_forward_cls": cls, "__module__": cls.__module__})
+
+    def __init__(self, *args, **kwargs):
+        raise RuntimeError("Function objects are not instantiated: call the class's apply() "
+                           "(e.g. MyFunction.apply(x)) instead")
+
+    @staticmethod
+    def forward(ctx, *args, **kwargs):
+        raise NotImplementedError("You must implement the forward function for custom autograd.Function.")
+
+    @staticmethod
+    def backward(ctx, *grad_outputs):
+        raise NotImplementedError("You must implement either the backward or vjp method for your "
+                                  "custom autograd.Function to use it with backward mode AD.")
+
+    @classmethod
+    def apply(cls, *args):
+        if _GradState.enabled:
+            needs = tuple([isinstance(a, Tensor) and a._requires_grad for a in args])
+            if True in needs:
+                return _record(cls, args, needs)
+        if cls._builtin:
+            return cls.forward(NO_CTX, *args)
+        ctx = cls._backward_cls()
+        ctx.needs_input_grad = (False,) * len(args)
+        prev, _GradState.enabled = _GradState.enabled, False
+        try:
+            out = cls.forward(ctx, *args)
+        finally:
+            _GradState.enabled = prev
+        return _fresh_outputs(out, args)
+
+
+def _fresh_outputs(out, args):
+    """A custom forward may return an input as is: give the caller a new tensor object."""
+    if isinstance(out, tuple):
+        return tuple(_fresh_outputs(o, args) for o in out)
+    if isinstance(out, Tensor) and any(out is a for a in args):
+        return out._alias()
+    return out
+
+
+def _record(cls, args, needs):
+    ctx = cls._backward_cls()
+    ctx.needs_input_grad = needs
+    prev, _GradState.enabled = _GradState.enabled, False
+    try:
+        out = cls.forward(ctx, *args)
+    finally:
+        _GradState.enabled = prev
+    if not cls._builtin:
+        out = _fresh_outputs(out, args)
+    edges = []
+    for a, n in zip(args, needs):
+        if not n:
+            edges.append((None, 0))
+        elif a.grad_fn is not None:
+            edges.append((a.grad_fn, a._output_nr))
+        else:
+            edges.append((accumulator(a), 0))
+    ctx.next_functions = tuple(edges)
+    nondiff = ctx._non_differentiable
+    if isinstance(out, tuple):
+        outputs = out
+        ctx._out_meta = [(o._data.shape, o._data.dtype, o._device) if isinstance(o, Tensor) else None
+                         for o in out]
+    else:
+        outputs = (out,)
+    for i, o in enumerate(outputs):
+        if (isinstance(o, Tensor) and o._data.dtype.kind == "f"
+                and not any(o is t for t in nondiff)):
+            o.grad_fn, o._output_nr, o._requires_grad = ctx, i, True
+    if cls._builtin is False:
+        ctx._input_meta = [(a._data.shape, a._data.dtype) if n else None for a, n in zip(args, needs)]
+    ctx._pack(outputs)
+    return out
+
+
+Tensor = None  # bound by minigrad.tensor once the class exists (it imports this module)

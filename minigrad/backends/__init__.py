@@ -1,0 +1,24 @@
+"""Array backends. Each backend is a module exposing exactly the primitives listed here,
+with the same names and semantics, on its own array type (NumPy or CuPy arrays).
+
+Ops in minigrad/ops are written once against this list and never import numpy or cupy.
+Arrays are never 0-d NumPy scalars: every primitive returns an ndarray.
+"""
+
+PRIMITIVES = (
+    # creation and transfer
+    "asarray", "to_numpy", "empty", "zeros", "ones", "full", "arange", "linspace", "eye",
+    "rand", "randn", "randint", "seed", "astype", "copy",
+    # elementwise, unary
+    "neg", "abs", "exp", "log", "sqrt", "sin", "cos", "tanh", "sigmoid", "relu", "sign",
+    # elementwise, binary (second operand an array or a Python scalar)
+    "add", "iadd", "sub", "mul", "div", "pow", "maximum", "minimum",
+    "eq", "ne", "lt", "le", "gt", "ge", "where", "clip",
+    # reductions over axes (a tuple of ints, or None for all)
+    "sum", "amax", "amin", "argmax", "argmin", "softmax", "log_softmax",
+    # linear algebra
+    "matmul",
+    # layout: views where the array type allows, copies otherwise
+    "reshape", "view", "transpose", "broadcast_to", "getitem", "setitem", "index_add",
+    "concatenate", "split", "copyto", "is_contiguous", "ascontiguous",
+)

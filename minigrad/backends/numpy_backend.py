@@ -1,0 +1,218 @@
+"""The CPU backend: minigrad's primitives on NumPy arrays (see backends/__init__.py)."""
+import numpy as np
+
+name = "numpy"
+ndarray = np.ndarray
+
+_rng = np.random.default_rng()
+
+
+def seed(s):
+    global _rng
+    _rng = np.random.default_rng(s)
+
+
+def asarray(data, dtype=None):
+    # copy: the tensor owns its memory unless from_numpy asked for sharing
+    return np.array(data, dtype=dtype)
+
+
+def to_numpy(a):
+    return a
+
+
+def empty(shape, dtype):
+    return np.empty(shape, dtype)
+
+
+def zeros(shape, dtype):
+    return np.zeros(shape, dtype)
+
+
+def ones(shape, dtype):
+    return np.ones(shape, dtype)
+
+
+def full(shape, value, dtype):
+    return np.full(shape, value, dtype)
+
+
+def arange(start, end, step, dtype):
+    return np.arange(start, end, step, dtype=dtype)
+
+
+def linspace(start, end, steps, dtype):
+    return np.linspace(start, end, steps, dtype=dtype)
+
+
+def eye(n, m, dtype):
+    return np.eye(n, m, dtype=dtype)
+
+
+def rand(shape, dtype):
+    return _rng.random(shape, dtype=dtype)
+
+
+def randn(shape, dtype):
+    return _rng.standard_normal(shape, dtype=dtype)
+
+
+def randint(low, high, shape, dtype):
+    return _rng.integers(low, high, shape, dtype=dtype)
+
+
+def astype(a, dtype):
+    return a.astype(dtype)
+
+
+def copy(a):
+    return a.copy()
+
+
+
+
+def _returns_array(ufunc):
+    """NumPy ufuncs return scalars for 0-d inputs; the contract promises arrays."""
+    def call(*args):
+        r = ufunc(*args)
+        return r if r.__class__ is ndarray else np.asarray(r)
+    call.__name__ = ufunc.__name__
+    return call
+
+
+neg = _returns_array(np.negative)
+abs = _returns_array(np.abs)
+exp = _returns_array(np.exp)
+log = _returns_array(np.log)
+sqrt = _returns_array(np.sqrt)
+sin = _returns_array(np.sin)
+cos = _returns_array(np.cos)
+tanh = _returns_array(np.tanh)
+sign = _returns_array(np.sign)
+
+
+def sigmoid(a):
+    # split by sign so exp never overflows
+    out = np.empty_like(a)
+    pos = a >= 0
+    np.divide(1, 1 + np.exp(-a, where=pos, out=np.zeros_like(a)), where=pos, out=out)
+    e = np.exp(a, where=~pos, out=np.zeros_like(a))
+    np.divide(e, 1 + e, where=~pos, out=out)
+    return out
+
+
+def relu(a):
+    return np.asarray(np.maximum(a, 0))
+
+
+add = _returns_array(np.add)
+sub = _returns_array(np.subtract)
+mul = _returns_array(np.multiply)
+maximum = _returns_array(np.maximum)
+minimum = _returns_array(np.minimum)
+eq = _returns_array(np.equal)
+ne = _returns_array(np.not_equal)
+lt = _returns_array(np.less)
+le = _returns_array(np.less_equal)
+gt = _returns_array(np.greater)
+ge = _returns_array(np.greater_equal)
+div = _returns_array(np.true_divide)
+pow = _returns_array(np.power)
+
+
+def iadd(dst, src):
+    np.add(dst, src, out=dst)
+
+
+def where(cond, a, b):
+    return np.asarray(np.where(cond, a, b))
+
+
+def clip(a, lo, hi):
+    return np.asarray(np.clip(a, lo, hi))
+
+
+def sum(a, axis=None, keepdims=False, dtype=None):
+    return np.asarray(np.sum(a, axis=axis, keepdims=keepdims, dtype=dtype))
+
+
+def amax(a, axis=None, keepdims=False):
+    return np.asarray(np.amax(a, axis=axis, keepdims=keepdims))
+
+
+def amin(a, axis=None, keepdims=False):
+    return np.asarray(np.amin(a, axis=axis, keepdims=keepdims))
+
+
+def argmax(a, axis=None, keepdims=False):
+    return np.asarray(np.argmax(a, axis=axis, keepdims=keepdims))
+
+
+def argmin(a, axis=None, keepdims=False):
+    return np.asarray(np.argmin(a, axis=axis, keepdims=keepdims))
+
+
+def log_softmax(a, axis):
+    shifted = a - np.amax(a, axis=axis, keepdims=True)
+    return shifted - np.log(np.sum(np.exp(shifted), axis=axis, keepdims=True))
+
+
+def softmax(a, axis):
+    e = np.exp(a - np.amax(a, axis=axis, keepdims=True))
+    return e / np.sum(e, axis=axis, keepdims=True)
+
+
+def matmul(a, b):
+    return np.asarray(np.matmul(a, b))
+
+
+def reshape(a, shape):
+    return a.reshape(shape)
+
+
+def view(a, shape):
+    """A reshape that never copies: raises ValueError when the strides don't allow it."""
+    return a.reshape(shape, copy=False)
+
+
+def transpose(a, axes):
+    return a.transpose(axes)
+
+
+def broadcast_to(a, shape):
+    return np.broadcast_to(a, shape)
+
+
+def getitem(a, index):
+    return np.asarray(a[index])
+
+
+def setitem(a, index, value):
+    a[index] = value
+
+
+def index_add(shape, index, values, dtype):
+    """zeros(shape) with values added at index (repeated indices accumulate)."""
+    out = np.zeros(shape, dtype)
+    np.add.at(out, index, values)
+    return out
+
+
+def concatenate(arrays, axis):
+    return np.concatenate(arrays, axis=axis)
+
+
+def split(a, sections, axis):
+    return np.split(a, sections, axis=axis)
+
+
+def copyto(dst, src):
+    np.copyto(dst, src, casting="unsafe")
+
+
+def is_contiguous(a):
+    return a.flags.c_contiguous
+
+
+def ascontiguous(a):
+    return np.ascontiguousarray(a)

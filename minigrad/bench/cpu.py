@@ -1,0 +1,240 @@
+"""minigrad against PyTorch on the CPU: op chain, linear regression, MLP 784-256-10.
+
+Each workload is written once against a library module ``lib`` (``minigrad`` or ``torch``,
+whose APIs match), from the same NumPy-generated initial values. Before timing, both
+libraries run a few steps and their losses, parameters and gradients are compared, so the
+table cannot silently compare two different computations.
+"""
+import math
+import os
+import statistics
+from dataclasses import dataclass
+from typing import Callable
+
+import numpy as np
+
+from . import THREAD_VARS, command_line, machine_lines, numpy_blas_threads, seconds_per_step, steps_for
+
+SEED = 0
+LR = 0.01  # the seeds' SGD learning rate
+CHECK_STEPS = 5
+AGREE_TOL = 1e-4  # float32, values of order 1: only a different computation exceeds this
+
+
+@dataclass(frozen=True)
+class Workload:
+    name: str
+    title: str
+    target: float  # the issue's ceiling for the minigrad/PyTorch time ratio
+    make_data: Callable  # rng -> dict of NumPy arrays, the same for both libraries
+    build: Callable  # (lib, data, device) -> (step, params); step() trains once, returns the loss
+
+
+def op_chain_data(rng):
+    return {k: rng.standard_normal(3).astype(np.float32) for k in "abc"}
+
+
+def op_chain(lib, data, device="cpu"):
+    a, b, c = (lib.tensor(data[k], device=device, requires_grad=True) for k in "abc")
+
+    def step():
+        a.grad = b.grad = c.grad = None
+        out = ((a * b + c).relu() ** 2).sum()
+        out.backward()
+        return out
+    return step, [a, b, c]
+
+
+def linear_init(rng, fan_out, fan_in):
+    """nn.Linear's default: weight and bias uniform in +-1/sqrt(fan_in)."""
+    bound = 1 / math.sqrt(fan_in)
+    weight = rng.uniform(-bound, bound, (fan_out, fan_in)).astype(np.float32)
+    return weight, rng.uniform(-bound, bound, fan_out).astype(np.float32)
+
+
+def sgd(lib, params, lr):
+    with lib.no_grad():
+        for p in params:
+            p -= lr * p.grad
+
+
+def linreg_data(rng):
+    w, b = linear_init(rng, 1, 1)
+    return {"x": np.array([[1.0], [2.0], [3.0]], np.float32),
+            "y": np.array([[2.0], [4.0], [6.0]], np.float32), "w": w, "b": b}
+
+
+def linreg(lib, data, device="cpu", lr=LR):
+    x, y = (lib.tensor(data[k], device=device) for k in "xy")
+    params = [lib.tensor(data[k], device=device, requires_grad=True) for k in "wb"]
+    w, b = params
+
+    def step():
+        w.grad = b.grad = None
+        out = x @ w.t() + b
+        loss = ((out - y) ** 2).mean()
+        loss.backward()
+        sgd(lib, params, lr)
+        return loss
+    return step, params
+
+
+def mlp_data(rng, batch=64):
+    w1, b1 = linear_init(rng, 256, 784)
+    w2, b2 = linear_init(rng, 10, 256)
+    return {"x": rng.standard_normal((batch, 784)).astype(np.float32),
+            "y": rng.integers(0, 10, batch).astype(np.int64),
+            "w1": w1, "b1": b1, "w2": w2, "b2": b2}
+
+
+def mlp(lib, data, device="cpu", lr=LR):
+    x, y = (lib.tensor(data[k], device=device) for k in "xy")
+    rows = lib.arange(len(data["y"]), device=device)
+    params = [lib.tensor(data[k], device=device, requires_grad=True) for k in ("w1", "b1", "w2", "b2")]
+    w1, b1, w2, b2 = params
+
+    def step():
+        for p in params:
+            p.grad = None
+        h = (x @ w1.t() + b1).relu()
+        logits = h @ w2.t() + b2
+        loss = -lib.log_softmax(logits, dim=1)[rows, y].mean()  # cross-entropy
+        loss.backward()
+        sgd(lib, params, lr)
+        return loss
+    return step, params
+
+
+WORKLOADS = [
+    Workload("opchain", "op chain ((a*b+c).relu()**2).sum(), 3 elements", 0.5, op_chain_data, op_chain),
+    Workload("linreg", "linear regression 1-1, 3 samples, SGD", 0.33, linreg_data, linreg),
+    Workload("mlp", "MLP 784-256-10, batch 64, cross-entropy, SGD", 0.8, mlp_data, mlp),
+]
+BY_NAME = {w.name: w for w in WORKLOADS}
+
+
+def trajectory(workload, lib, data, steps=CHECK_STEPS, device="cpu"):
+    """Losses of `steps` steps, then the final parameters and gradients, as float64 arrays."""
+    step, params = workload.build(lib, data, device)
+    losses = [step().item() for _ in range(steps)]
+    arrays = [np.array(losses)]
+    arrays += [p.detach().cpu().numpy() for p in params]
+    arrays += [p.grad.cpu().numpy() for p in params]
+    return [a.astype(np.float64) for a in arrays]
+
+
+def max_abs_diff(workload, lib_a, lib_b, data):
+    runs = zip(trajectory(workload, lib_a, data), trajectory(workload, lib_b, data))
+    return max(float(np.max(np.abs(a - b))) for a, b in runs)
+
+
+def time_workload(workload, libs, data, repeat, target_s):
+    """Median seconds per step for each library. Repeats alternate between the libraries so
+    that a change in machine load hits both alike; each repeat starts from the same values."""
+    counts = {name: steps_for(workload.build(lib, data)[0], target_s) for name, lib in libs.items()}
+    samples = {name: [] for name in libs}
+    for _ in range(repeat):
+        for name, lib in libs.items():
+            step = workload.build(lib, data)[0]
+            for _ in range(3):
+                step()
+            samples[name].append(seconds_per_step(step, counts[name]))
+    return {name: statistics.median(s) for name, s in samples.items()}
+
+
+def profile(workloads, lib, steps):
+    import cProfile
+    import pstats
+    for workload in workloads:
+        step = workload.build(lib, workload.make_data(np.random.default_rng(SEED)))[0]
+        for _ in range(10):
+            step()
+        profiler = cProfile.Profile()
+        profiler.enable()
+        for _ in range(steps):
+            step()
+        profiler.disable()
+        print(f"\n### cProfile: minigrad {workload.title}, {steps} steps, top 25 by tottime")
+        pstats.Stats(profiler).strip_dirs().sort_stats("tottime").print_stats(25)
+
+
+def add_arguments(parser):
+    parser.add_argument("--threads", type=int, default=1,
+                        help="threads for both libraries (BLAS/OpenMP env vars, torch.set_num_threads); default 1")
+    parser.add_argument("--repeat", type=int, default=None,
+                        help="timed repeats per library and workload, median reported (default 7, 3 with --quick)")
+    parser.add_argument("--quick", action="store_true", help="short runs, a few seconds in all (smoke test)")
+    parser.add_argument("--workload", action="append", choices=list(BY_NAME),
+                        help="run only this workload (repeatable); default all, opchain+linreg with --profile")
+    parser.add_argument("--profile", action="store_true",
+                        help="instead of timing, cProfile minigrad's loops and print the top 25 functions by tottime")
+
+
+def thread_report(torch):
+    env = " ".join(f"{var}={os.environ.get(var, 'unset')}" for var in THREAD_VARS[:3])
+    blas = numpy_blas_threads()
+    used = [f"numpy BLAS {blas if blas is not None else '?'}"]
+    if torch:
+        used.append(f"torch {torch.get_num_threads()}")
+    return f"{env}; in use: " + ", ".join(used)
+
+
+def _fmt_us(seconds):
+    return "-" if seconds is None else f"{seconds * 1e6:.1f}"
+
+
+def run(args):
+    import minigrad
+    try:
+        import torch
+        torch.set_num_threads(args.threads)
+    except ImportError:
+        torch = None
+
+    quick = args.quick
+    repeat = args.repeat or (3 if quick else 7)
+    target_s = 0.02 if quick else 0.2
+    names = args.workload or (["opchain", "linreg"] if args.profile else list(BY_NAME))
+    workloads = [BY_NAME[n] for n in names]
+
+    print(f"## minigrad vs PyTorch, CPU\n\ncommand: `{command_line()}`")
+    for line in machine_lines(torch):
+        print(line)
+    print(f"threads: {thread_report(torch)}")
+
+    if args.profile:
+        profile(workloads, minigrad, 300 if quick else 3000)
+        return 0
+
+    print(f"timing: median of {repeat} repeats of ~{target_s * 1e3:.0f} ms per library, "
+          f"after warm-up; agreement: max abs diff of losses, parameters and gradients "
+          f"after {CHECK_STEPS} steps\n")
+    if torch is None:
+        print("note: torch is not installed, so only minigrad's times are shown and nothing is compared\n")
+    libs = {"minigrad": minigrad, **({"torch": torch} if torch else {})}
+
+    print("| workload | minigrad µs/step | PyTorch µs/step | ratio | target | result | max abs diff |")
+    print("|---|---:|---:|---:|---:|:---:|---:|")
+    failed = False
+    for workload in workloads:
+        data = workload.make_data(np.random.default_rng(SEED))
+        diff, ratio, result = "-", "-", "-"
+        try:
+            if torch:
+                d = max_abs_diff(workload, minigrad, torch, data)
+                diff = f"{d:.1e}"
+                if not d <= AGREE_TOL:  # `not <=` also catches NaN
+                    failed = True
+                    diff += " DISAGREE"
+            times = time_workload(workload, libs, data, repeat, target_s)
+        except Exception as e:  # keep the other rows: one broken op should not hide them all
+            failed = True
+            print(f"| {workload.title} | ERROR {type(e).__name__}: {e} | | | <= {workload.target} | ERROR | {diff} |")
+            continue
+        if torch:
+            r = times["minigrad"] / times["torch"]
+            ratio, result = f"{r:.2f}", "PASS" if r <= workload.target else "MISS"
+        print(f"| {workload.title} | {_fmt_us(times['minigrad'])} | {_fmt_us(times.get('torch'))} "
+              f"| {ratio} | <= {workload.target} | {result} | {diff} |")
+    print("\nratio = minigrad time / PyTorch time per step (lower is better for minigrad)")
+    return 1 if failed else 0

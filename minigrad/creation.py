@@ -1,0 +1,212 @@
+"""Creating tensors: tensor, from_numpy, zeros/ones/full/empty, arange, linspace, eye, random."""
+import numpy as np
+
+from . import dtypes as _dt
+from .devices import canonical, CPU
+from .tensor import Tensor, _make, _normalize_shape
+
+
+def _finish(data, device, requires_grad):
+    t = _make(data, device)
+    if requires_grad:
+        t.requires_grad = True  # validates: only floating point tensors may require grad
+    return t
+
+
+def _infer_dtype(host, data):
+    """torch.tensor's dtype inference: NumPy arrays and tensors keep their dtype; Python data gets
+    bool, int64 or the default float."""
+    if isinstance(data, (np.ndarray, Tensor)):
+        return _dt.from_numpy_dtype(host.dtype)
+    kind = host.dtype.kind
+    if kind == "b":
+        return _dt.bool_
+    if kind in "iu":
+        return _dt.int64
+    if kind == "f":
+        return _dt.get_default_dtype()
+    raise TypeError(f"Could not infer dtype of {type(data).__name__}")
+
+
+def _host_array(data):
+    if isinstance(data, Tensor):
+        return data.detach().cpu()._data
+    if isinstance(data, (list, tuple)) and any(isinstance(x, Tensor) for x in data):
+        data = [_host_array(x) for x in data]
+    try:
+        arr = np.asarray(data)
+    except ValueError as e:
+        raise ValueError(f"expected a rectangular nested sequence of numbers: {e}") from None
+    if arr.dtype == object:
+        raise TypeError(f"can't convert {type(data).__name__} of mixed or non-numeric elements to a tensor")
+    return arr
+
+
+def tensor(data, dtype=None, device=None, requires_grad=False, pin_memory=False):
+    host = _host_array(data)
+    dtype = _infer_dtype(host, data) if dtype is None else _dt.to_dtype(dtype)
+    dev = canonical(device)
+    return _finish(dev.backend.asarray(host.astype(dtype.np, copy=False)), dev, requires_grad)
+
+
+def as_tensor(data, dtype=None, device=None):
+    if isinstance(data, Tensor) and dtype is None and device is None:
+        return data
+    return tensor(data, dtype=dtype, device=device)
+
+
+def from_numpy(array):
+    if not isinstance(array, np.ndarray):
+        raise TypeError(f"expected np.ndarray (got {type(array).__name__})")
+    _dt.from_numpy_dtype(array.dtype)
+    return _make(array, CPU)  # shares memory both ways, as torch does
+
+
+def _factory(args, dtype, device, default):
+    shape = _normalize_shape(args)
+    d = _dt.to_dtype(dtype) if dtype is not None else default
+    return shape, d, canonical(device)
+
+
+def zeros(*size, dtype=None, device=None, requires_grad=False):
+    shape, d, dev = _factory(size, dtype, device, _dt.get_default_dtype())
+    return _finish(dev.backend.zeros(shape, d.np), dev, requires_grad)
+
+
+def ones(*size, dtype=None, device=None, requires_grad=False):
+    shape, d, dev = _factory(size, dtype, device, _dt.get_default_dtype())
+    return _finish(dev.backend.ones(shape, d.np), dev, requires_grad)
+
+
+def empty(*size, dtype=None, device=None, requires_grad=False):
+    shape, d, dev = _factory(size, dtype, device, _dt.get_default_dtype())
+    return _finish(dev.backend.empty(shape, d.np), dev, requires_grad)
+
+
+def full(size, fill_value, dtype=None, device=None, requires_grad=False):
+    if isinstance(fill_value, Tensor):
+        fill_value = fill_value.item()
+    shape, d, dev = _factory((size,), dtype, device, _dt.scalar_dtype(fill_value))
+    return _finish(dev.backend.full(shape, fill_value, d.np), dev, requires_grad)
+
+
+def arange(start, end=None, step=1, dtype=None, device=None, requires_grad=False):
+    if end is None:
+        start, end = 0, start
+    vals = [v.item() if isinstance(v, Tensor) else v for v in (start, end, step)]
+    if step == 0:
+        raise RuntimeError("step must be nonzero")
+    if (vals[1] - vals[0]) * vals[2] < 0:
+        raise RuntimeError("upper bound and larger bound inconsistent with step sign")
+    if dtype is None:
+        dtype = _dt.get_default_dtype() if any(isinstance(v, float) for v in vals) else _dt.int64
+    d = _dt.to_dtype(dtype)
+    dev = canonical(device)
+    return _finish(dev.backend.arange(*vals, d.np), dev, requires_grad)
+
+
+def linspace(start, end, steps, dtype=None, device=None, requires_grad=False):
+    if steps < 0:
+        raise RuntimeError("number of steps must be non-negative")
+    d = _dt.to_dtype(dtype) if dtype is not None else _dt.get_default_dtype()
+    dev = canonical(device)
+    return _finish(dev.backend.linspace(start, end, steps, d.np), dev, requires_grad)
+
+
+def eye(n, m=None, dtype=None, device=None, requires_grad=False):
+    d = _dt.to_dtype(dtype) if dtype is not None else _dt.get_default_dtype()
+    dev = canonical(device)
+    return _finish(dev.backend.eye(n, n if m is None else m, d.np), dev, requires_grad)
+
+
+def _float_dtype(dtype, name):
+    d = _dt.to_dtype(dtype) if dtype is not None else _dt.get_default_dtype()
+    if not d.is_floating_point:
+        raise RuntimeError(f"\"{name}\" not implemented for '{d._legacy[:-6]}'")
+    return d
+
+
+def rand(*size, dtype=None, device=None, requires_grad=False, generator=None):
+    shape, _, dev = _factory(size, None, device, None)
+    d = _float_dtype(dtype, "check_uniform_bounds")
+    return _finish(dev.backend.rand(shape, d.np), dev, requires_grad)
+
+
+def randn(*size, dtype=None, device=None, requires_grad=False, generator=None):
+    shape, _, dev = _factory(size, None, device, None)
+    d = _float_dtype(dtype, "normal_kernel_cpu")
+    return _finish(dev.backend.randn(shape, d.np), dev, requires_grad)
+
+
+def randint(low, high=None, size=None, dtype=None, device=None, requires_grad=False, generator=None):
+    if size is None:
+        if high is None:
+            raise TypeError("randint() missing required argument 'size'")
+        low, high, size = 0, low, high
+    elif high is None:
+        low, high = 0, low
+    if low >= high:
+        raise RuntimeError(f"random_ expects 'from' to be less than 'to', but got from={low} >= to={high}")
+    shape, d, dev = _factory((size,), dtype, device, _dt.int64)
+    return _finish(dev.backend.randint(low, high, shape, d.np), dev, requires_grad)
+
+
+def _like(fn, t, dtype, device, requires_grad, *extra):
+    return fn(*extra, dtype=dtype if dtype is not None else t.dtype,
+              device=device if device is not None else t._device, requires_grad=requires_grad)
+
+
+def zeros_like(input, dtype=None, device=None, requires_grad=False):
+    return _like(lambda **k: zeros(input._data.shape, **k), input, dtype, device, requires_grad)
+
+
+def ones_like(input, dtype=None, device=None, requires_grad=False):
+    return _like(lambda **k: ones(input._data.shape, **k), input, dtype, device, requires_grad)
+
+
+def empty_like(input, dtype=None, device=None, requires_grad=False):
+    return _like(lambda **k: empty(input._data.shape, **k), input, dtype, device, requires_grad)
+
+
+def full_like(input, fill_value, dtype=None, device=None, requires_grad=False):
+    return _like(lambda **k: full(input._data.shape, fill_value, **k), input, dtype, device, requires_grad)
+
+
+def rand_like(input, dtype=None, device=None, requires_grad=False):
+    return _like(lambda **k: rand(input._data.shape, **k), input, dtype, device, requires_grad)
+
+
+def randn_like(input, dtype=None, device=None, requires_grad=False):
+    return _like(lambda **k: randn(input._data.shape, **k), input, dtype, device, requires_grad)
+
+
+def randint_like(input, low=0, high=None, dtype=None, device=None, requires_grad=False):
+    if high is None:
+        low, high = 0, low
+    return _like(lambda **k: randint(low, high, input._data.shape, **k), input, dtype, device, requires_grad)
+
+
+class Generator:
+    """What manual_seed returns; minigrad keeps one global generator per backend."""
+
+    def __init__(self, seed):
+        self._seed = seed
+
+    def initial_seed(self):
+        return self._seed
+
+
+def manual_seed(seed):
+    from . import cuda
+    seed = int(seed)
+    CPU.backend.seed(seed)
+    if cuda.is_available():
+        cuda.manual_seed_all(seed)
+    return Generator(seed)
+
+
+def seed():
+    import random
+    s = random.randrange(2 ** 63)
+    manual_seed(s)
+    return s

@@ -1,0 +1,206 @@
+"""The torch.* function forms of the Tensor ops (minigrad.exp(x), minigrad.cat([...]), ...)."""
+from . import dtypes as _dt
+from .ops import elementwise as _ew, join as _join, linalg as _linalg
+from .tensor import Tensor
+
+
+def _t(x, name):
+    if not isinstance(x, Tensor):
+        raise TypeError(f"{name}(): argument 'input' (position 1) must be Tensor, not {type(x).__name__}")
+    return x
+
+
+def add(input, other, *, alpha=1):
+    return _t(input, "add").add(other, alpha=alpha)
+
+
+def sub(input, other, *, alpha=1):
+    return _t(input, "sub").sub(other, alpha=alpha)
+
+
+def mul(input, other):
+    return _t(input, "mul") * other
+
+
+def div(input, other):
+    return _t(input, "div") / other
+
+
+def pow(input, exponent):
+    if not isinstance(input, Tensor):
+        return exponent.__rpow__(input)
+    return input ** exponent
+
+
+def _unary(name):
+    def fn(input):
+        return getattr(_t(input, name), name)()
+    fn.__name__ = name
+    return fn
+
+
+neg, abs, exp, log, sqrt = _unary("neg"), _unary("abs"), _unary("exp"), _unary("log"), _unary("sqrt")
+sin, cos, tanh, sigmoid, relu = _unary("sin"), _unary("cos"), _unary("tanh"), _unary("sigmoid"), _unary("relu")
+square = _unary("square")
+
+
+def clamp(input, min=None, max=None):
+    return _ew.clamp(_t(input, "clamp"), min, max)
+
+
+clip = clamp
+
+
+def maximum(input, other):
+    return _t(input, "maximum").maximum(other)
+
+
+def minimum(input, other):
+    return _t(input, "minimum").minimum(other)
+
+
+def where(condition, input, other):
+    return _ew.where(condition, input, other)
+
+
+def _cmp(name):
+    def fn(input, other):
+        return getattr(_t(input, name), name)(other)
+    fn.__name__ = name
+    return fn
+
+
+lt, le, gt, ge, eq, ne = _cmp("lt"), _cmp("le"), _cmp("gt"), _cmp("ge"), _cmp("eq"), _cmp("ne")
+
+
+def sum(input, dim=None, keepdim=False, *, dtype=None):
+    return _t(input, "sum").sum(dim, keepdim, dtype=dtype)
+
+
+def mean(input, dim=None, keepdim=False, *, dtype=None):
+    return _t(input, "mean").mean(dim, keepdim, dtype=dtype)
+
+
+def max(input, dim=None, keepdim=False, *, other=None):
+    from .ops.reduce import max as _max
+    return _max(_t(input, "max"), dim, keepdim, other=other)
+
+
+def min(input, dim=None, keepdim=False, *, other=None):
+    from .ops.reduce import min as _min
+    return _min(_t(input, "min"), dim, keepdim, other=other)
+
+
+def amax(input, dim=(), keepdim=False):
+    return _t(input, "amax").amax(dim, keepdim)
+
+
+def amin(input, dim=(), keepdim=False):
+    return _t(input, "amin").amin(dim, keepdim)
+
+
+def argmax(input, dim=None, keepdim=False):
+    return _t(input, "argmax").argmax(dim, keepdim)
+
+
+def argmin(input, dim=None, keepdim=False):
+    return _t(input, "argmin").argmin(dim, keepdim)
+
+
+def var(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
+    return _t(input, "var").var(dim, unbiased, keepdim, correction=correction)
+
+
+def std(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
+    return _t(input, "std").std(dim, unbiased, keepdim, correction=correction)
+
+
+def softmax(input, dim, dtype=None):
+    return _t(input, "softmax").softmax(dim, dtype)
+
+
+def log_softmax(input, dim, dtype=None):
+    return _t(input, "log_softmax").log_softmax(dim, dtype)
+
+
+def matmul(input, other):
+    return _linalg.matmul(_t(input, "matmul"), other)
+
+
+def mm(input, mat2):
+    return _linalg.mm(_t(input, "mm"), mat2)
+
+
+def bmm(input, mat2):
+    return _linalg.bmm(_t(input, "bmm"), mat2)
+
+
+def reshape(input, shape):
+    return _t(input, "reshape").reshape(shape)
+
+
+def flatten(input, start_dim=0, end_dim=-1):
+    return _t(input, "flatten").flatten(start_dim, end_dim)
+
+
+def squeeze(input, dim=None):
+    return _t(input, "squeeze").squeeze(dim)
+
+
+def unsqueeze(input, dim):
+    return _t(input, "unsqueeze").unsqueeze(dim)
+
+
+def transpose(input, dim0, dim1):
+    return _t(input, "transpose").transpose(dim0, dim1)
+
+
+def t(input):
+    return _t(input, "t").t()
+
+
+def permute(input, dims):
+    return _t(input, "permute").permute(dims)
+
+
+def clone(input):
+    return _t(input, "clone").clone()
+
+
+def cat(tensors, dim=0):
+    return _join.cat(tensors, dim)
+
+
+concat = cat
+
+
+def stack(tensors, dim=0):
+    return _join.stack(tensors, dim)
+
+
+def split(tensor, split_size_or_sections, dim=0):
+    return _join.split(tensor, split_size_or_sections, dim)
+
+
+def chunk(input, chunks, dim=0):
+    return _join.chunk(input, chunks, dim)
+
+
+def numel(input):
+    return _t(input, "numel").numel()
+
+
+def is_tensor(obj):
+    return isinstance(obj, Tensor)
+
+
+def is_floating_point(input):
+    return _t(input, "is_floating_point").is_floating_point()
+
+
+def result_type(tensor1, tensor2):
+    return _dt.result_type(tensor1, tensor2)
+
+
+def promote_types(type1, type2):
+    return _dt.promote_types(type1, type2)

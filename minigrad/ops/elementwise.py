@@ -1,0 +1,467 @@
+"""Elementwise ops: arithmetic, comparisons, unary math, clamp, where, dtype casts."""
+from numbers import Number
+
+from ..autograd.function import Function
+from ..dtypes import result_type, get_default_dtype, int64, bool_
+from ..tensor import Tensor, _make
+from .broadcast import broadcast_shape, sum_to
+
+
+class Builtin(Function):
+    _builtin = True
+
+
+def device_error(a, b):
+    da, db = str(a._device), str(b._device)
+    if db != "cpu" and da == "cpu":
+        da, db = db, da
+    return RuntimeError("Expected all tensors to be on the same device, but found at least two "
+                        f"devices, {da} and {db}!")
+
+
+def _shape_error(a, b):
+    broadcast_shape(a._data.shape, getattr(b, "_data", ()).shape if isinstance(b, Tensor) else ())
+    raise RuntimeError(f"shapes {list(a._data.shape)} and {list(b._data.shape)} could not be combined")
+
+
+def _operands(a, b, floating=False):
+    """Cast a Tensor a and a Tensor-or-scalar b to torch's result dtype; None if b is no operand."""
+    if isinstance(b, Tensor):
+        if a._device is not b._device:
+            raise device_error(a, b)
+        if a._data.dtype != b._data.dtype or floating:
+            rd = result_type(a, b)
+            if floating and not rd.is_floating_point:
+                rd = get_default_dtype()
+            if a.dtype is not rd:
+                a = a.to(rd)
+            if b.dtype is not rd:
+                b = b.to(rd)
+        return a, b
+    cls = b.__class__
+    if cls is not float and cls is not int and cls is not bool:
+        if not isinstance(b, Number) or isinstance(b, complex):
+            return None
+        b = b.item() if hasattr(b, "item") else float(b)  # NumPy scalars count as Python's
+        cls = b.__class__
+    kind = a._data.dtype.kind
+    if kind != "f" and (cls is float or floating):
+        a = a.to(get_default_dtype())
+    elif kind == "b" and cls is int:
+        a = a.to(int64)
+    return a, b
+
+
+def _scalar_tensor(value, like):
+    """A 0-d tensor on like's device holding a Python scalar (for scalar-first operations)."""
+    dt = result_type(like, value)
+    return _make(like._device.backend.full((), value, dt.np), like._device)
+
+
+def binary(cls, a, b, floating=False):
+    ops = _operands(a, b, floating)
+    if ops is None:
+        return NotImplemented
+    return cls.apply(*ops)
+
+
+def rbinary(cls, a, b, floating=False):
+    """b (op) a for a Python scalar b and a Tensor a."""
+    if not isinstance(b, Number) or isinstance(b, complex):
+        return NotImplemented
+    return binary(cls, _scalar_tensor(b, a), a, floating)
+
+
+def _data(x):
+    return x._data if isinstance(x, Tensor) else x
+
+
+def _apply_binary(prim, a, b):
+    try:
+        return _make(prim(a._data, _data(b)), a._device)
+    except ValueError:
+        _shape_error(a, b)
+
+
+def _shape(x):
+    return x._data.shape if isinstance(x, Tensor) else ()
+
+
+class Add(Builtin):
+    _node_name = "AddBackward0"
+
+    @staticmethod
+    def forward(ctx, a, b):
+        ctx.shapes = (a._data.shape, _shape(b))
+        return _apply_binary(a._device.backend.add, a, b)
+
+    @staticmethod
+    def backward(ctx, g):
+        na, nb = ctx.needs_input_grad
+        return (sum_to(g, ctx.shapes[0]) if na else None,
+                sum_to(g, ctx.shapes[1]) if nb else None)
+
+
+class Sub(Builtin):
+    _node_name = "SubBackward0"
+
+    @staticmethod
+    def forward(ctx, a, b):
+        ctx.shapes = (a._data.shape, _shape(b))
+        return _apply_binary(a._device.backend.sub, a, b)
+
+    @staticmethod
+    def backward(ctx, g):
+        na, nb = ctx.needs_input_grad
+        return (sum_to(g, ctx.shapes[0]) if na else None,
+                sum_to(-g, ctx.shapes[1]) if nb else None)
+
+
+class Mul(Builtin):
+    _node_name = "MulBackward0"
+
+    @staticmethod
+    def forward(ctx, a, b):
+        na, nb = ctx.needs_input_grad[:2]
+        if na or nb:
+            # save only what the wanted gradients need (an in-place mul_ depends on this)
+            ctx.save_for_backward(a if nb else None, b if na and isinstance(b, Tensor) else None)
+            ctx.scalar = None if isinstance(b, Tensor) else b
+            ctx.shapes = (a._data.shape, _shape(b))
+        return _apply_binary(a._device.backend.mul, a, b)
+
+    @staticmethod
+    def backward(ctx, g):
+        a, b = ctx.saved_tensors
+        na, nb = ctx.needs_input_grad
+        other = ctx.scalar if b is None else b
+        return (sum_to(g * other, ctx.shapes[0]) if na else None,
+                sum_to(g * a, ctx.shapes[1]) if nb else None)
+
+
+class Div(Builtin):
+    _node_name = "DivBackward0"
+
+    @staticmethod
+    def forward(ctx, a, b):
+        out = _apply_binary(a._device.backend.div, a, b)
+        na, nb = ctx.needs_input_grad[:2]
+        if na or nb:
+            is_t = isinstance(b, Tensor)
+            ctx.save_for_backward(b if is_t else None, out if nb else None)
+            ctx.scalar = None if is_t else b
+            ctx.shapes = (a._data.shape, _shape(b))
+        return out
+
+    @staticmethod
+    def backward(ctx, g):
+        b, out = ctx.saved_tensors
+        na, nb = ctx.needs_input_grad
+        other = ctx.scalar if b is None else b
+        return (sum_to(g / other, ctx.shapes[0]) if na else None,
+                sum_to(-g * out / b, ctx.shapes[1]) if nb else None)
+
+
+class Pow(Builtin):
+    _node_name = "PowBackward0"
+
+    @staticmethod
+    def forward(ctx, a, b):
+        be = a._device.backend
+        if isinstance(b, Tensor):
+            if b._data.dtype.kind in "iu" and a._data.dtype.kind in "iu" and bool((b._data < 0).any()):
+                raise RuntimeError("Integers to negative integer powers are not allowed.")
+        elif isinstance(b, int) and b < 0 and a._data.dtype.kind in "iub":
+            raise RuntimeError("Integers to negative integer powers are not allowed.")
+        out = _apply_binary(be.pow, a, b)
+        na, nb = ctx.needs_input_grad[:2]
+        if na or nb:
+            ctx.save_for_backward(a, b if isinstance(b, Tensor) else None, out if nb else None)
+            ctx.scalar = None if isinstance(b, Tensor) else b
+            ctx.shapes = (a._data.shape, _shape(b))
+        return out
+
+    @staticmethod
+    def backward(ctx, g):
+        a, b, out = ctx.saved_tensors
+        na, nb = ctx.needs_input_grad
+        ga = gb = None
+        if na:
+            if b is None:
+                p = ctx.scalar
+                ga = g * 0.0 if p == 0 else g * p * a ** (p - 1)
+            else:
+                ga = sum_to(g * b * a ** (b - 1), ctx.shapes[0])
+        if nb:
+            # 0 ** b has derivative 0 in b for b >= 0 (log 0 would give nan)
+            gb = where((a == 0) & (b >= 0), 0.0, g * out * a.log())
+            gb = sum_to(gb, ctx.shapes[1])
+        return ga, gb
+
+
+class Maximum(Builtin):
+    _node_name = "MaximumBackward0"
+    _pick = "gt"
+
+    @classmethod
+    def forward(cls, ctx, a, b):
+        be = a._device.backend
+        if any(ctx.needs_input_grad):
+            ctx.save_for_backward(a, b)
+        return _apply_binary(be.maximum if cls._pick == "gt" else be.minimum, a, b)
+
+    @classmethod
+    def backward(cls, ctx, g):
+        a, b = ctx.saved_tensors
+        na, nb = ctx.needs_input_grad
+        wins = (a > b) if cls._pick == "gt" else (a < b)
+        # ties split the gradient evenly, as torch does
+        share = wins.to(g.dtype) + (a == b).to(g.dtype) * 0.5
+        return (sum_to(g * share, a._data.shape) if na else None,
+                sum_to(g * (1 - share), b._data.shape) if nb else None)
+
+
+class Minimum(Maximum):
+    _node_name = "MinimumBackward0"
+    _pick = "lt"
+
+
+def compare(prim_name, a, b):
+    """A comparison: not differentiable, returns a bool tensor."""
+    ops = _operands(a, b)
+    if ops is None:
+        return NotImplemented
+    a, b = ops
+    prim = getattr(a._device.backend, prim_name)
+    return _apply_binary(prim, a, b)
+
+
+# ---- unary -----------------------------------------------------------------
+
+def _float_input(a):
+    return a if a._data.dtype.kind == "f" else a.to(get_default_dtype())
+
+
+class Neg(Builtin):
+    _node_name = "NegBackward0"
+
+    @staticmethod
+    def forward(ctx, a):
+        if a._data.dtype.kind == "b":
+            raise RuntimeError("Negation, the `-` operator, on a bool tensor is not supported. If you "
+                               "are trying to invert a mask, use the `~` or `logical_not()` operator instead.")
+        return _make(a._device.backend.neg(a._data), a._device)
+
+    @staticmethod
+    def backward(ctx, g):
+        return -g
+
+
+class Abs(Builtin):
+    _node_name = "AbsBackward0"
+
+    @staticmethod
+    def forward(ctx, a):
+        ctx.save_for_backward(a)
+        return _make(a._device.backend.abs(a._data), a._device)
+
+    @staticmethod
+    def backward(ctx, g):
+        a, = ctx.saved_tensors
+        return g * a.sign()
+
+
+class Sign(Builtin):
+    _node_name = "SignBackward0"
+
+    @staticmethod
+    def forward(ctx, a):
+        return _make(a._device.backend.sign(a._data), a._device)
+
+    @staticmethod
+    def backward(ctx, g):
+        return g * 0.0
+
+
+class _SavesInput(Builtin):
+    _prim = None
+
+    @classmethod
+    def forward(cls, ctx, a):
+        ctx.save_for_backward(a)
+        return _make(getattr(a._device.backend, cls._prim)(a._data), a._device)
+
+
+class _SavesOutput(Builtin):
+    _prim = None
+
+    @classmethod
+    def forward(cls, ctx, a):
+        out = _make(getattr(a._device.backend, cls._prim)(a._data), a._device)
+        ctx.save_for_backward(out)
+        return out
+
+
+class Exp(_SavesOutput):
+    _node_name, _prim = "ExpBackward0", "exp"
+
+    @staticmethod
+    def backward(ctx, g):
+        out, = ctx.saved_tensors
+        return g * out
+
+
+class Log(_SavesInput):
+    _node_name, _prim = "LogBackward0", "log"
+
+    @staticmethod
+    def backward(ctx, g):
+        a, = ctx.saved_tensors
+        return g / a
+
+
+class Sqrt(_SavesOutput):
+    _node_name, _prim = "SqrtBackward0", "sqrt"
+
+    @staticmethod
+    def backward(ctx, g):
+        out, = ctx.saved_tensors
+        return g / (2 * out)
+
+
+class Sin(_SavesInput):
+    _node_name, _prim = "SinBackward0", "sin"
+
+    @staticmethod
+    def backward(ctx, g):
+        a, = ctx.saved_tensors
+        return g * a.cos()
+
+
+class Cos(_SavesInput):
+    _node_name, _prim = "CosBackward0", "cos"
+
+    @staticmethod
+    def backward(ctx, g):
+        a, = ctx.saved_tensors
+        return -g * a.sin()
+
+
+class Tanh(_SavesOutput):
+    _node_name, _prim = "TanhBackward0", "tanh"
+
+    @staticmethod
+    def backward(ctx, g):
+        out, = ctx.saved_tensors
+        return g * (1 - out * out)
+
+
+class Sigmoid(_SavesOutput):
+    _node_name, _prim = "SigmoidBackward0", "sigmoid"
+
+    @staticmethod
+    def backward(ctx, g):
+        out, = ctx.saved_tensors
+        return g * out * (1 - out)
+
+
+class Relu(_SavesOutput):
+    _node_name, _prim = "ReluBackward0", "relu"
+
+    @staticmethod
+    def backward(ctx, g):
+        out, = ctx.saved_tensors
+        return where(out > 0, g, 0.0)
+
+
+class Clamp(Builtin):
+    _node_name = "ClampBackward1"
+
+    @staticmethod
+    def forward(ctx, a, lo, hi):
+        be = a._device.backend
+        if ctx.needs_input_grad[0]:
+            # a mask, not the input: clamp_ overwrites the input in place
+            keep = a._data
+            mask = be.ones(keep.shape, bool_.np)
+            if lo is not None:
+                mask = be.ge(keep, lo) & mask
+            if hi is not None:
+                mask = be.le(keep, hi) & mask
+            ctx.save_for_backward(_make(mask, a._device))
+        return _make(be.clip(a._data, lo, hi), a._device)
+
+    @staticmethod
+    def backward(ctx, g):
+        mask, = ctx.saved_tensors
+        return where(mask, g, 0.0), None, None
+
+
+def clamp(a, min=None, max=None):
+    if min is None and max is None:
+        raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
+    for bound in (min, max):
+        if isinstance(bound, Tensor):
+            raise TypeError("clamp with tensor bounds is not supported by minigrad; use "
+                            "minigrad.maximum / minigrad.minimum")
+    if a._data.dtype.kind != "f" and any(isinstance(v, float) for v in (min, max)):
+        a = a.to(get_default_dtype())
+    return Clamp.apply(a, min, max)
+
+
+class Where(Builtin):
+    _node_name = "WhereBackward0"
+
+    @staticmethod
+    def forward(ctx, cond, a, b):
+        ctx.save_for_backward(cond)
+        ctx.shapes = (a._data.shape, b._data.shape)
+        try:
+            out = a._device.backend.where(cond._data, a._data, b._data)
+        except ValueError:
+            broadcast_shape(broadcast_shape(cond._data.shape, a._data.shape), b._data.shape)
+            raise
+        return _make(out, a._device)
+
+    @staticmethod
+    def backward(ctx, g):
+        cond, = ctx.saved_tensors
+        _, na, nb = ctx.needs_input_grad
+        zero = g * 0.0 if (na or nb) else None
+        return (None,
+                sum_to(Where.apply(cond, g, zero), ctx.shapes[0]) if na else None,
+                sum_to(Where.apply(cond, zero, g), ctx.shapes[1]) if nb else None)
+
+
+def where(cond, a, b):
+    if not isinstance(cond, Tensor):
+        raise TypeError(f"where(): argument 'condition' must be Tensor, not {type(cond).__name__}")
+    if cond._data.dtype.kind != "b":
+        raise RuntimeError(f"where expected condition to be a boolean tensor, but got a tensor with "
+                           f"dtype {cond.dtype.name.capitalize()}")
+    if not isinstance(a, Tensor):
+        a = _scalar_tensor(a, b if isinstance(b, Tensor) else cond)
+    if not isinstance(b, Tensor):
+        b = _scalar_tensor(b, a)
+    for t in (a, b):
+        if t._device is not cond._device:
+            raise device_error(cond, t)
+    a, b = _operands(a, b)
+    return Where.apply(cond, a, b)
+
+
+class ToCopy(Builtin):
+    _node_name = "ToCopyBackward0"
+
+    @staticmethod
+    def forward(ctx, a, dtype):
+        ctx.in_dtype = a.dtype
+        return _make(a._device.backend.astype(a._data, dtype.np), a._device)
+
+    @staticmethod
+    def backward(ctx, g):
+        return g.to(ctx.in_dtype), None
+
+
+def unary_float(cls, a):
+    return cls.apply(_float_input(a))

@@ -1,0 +1,138 @@
+"""Indexing: tensor[index] (views for basic indexing, copies for advanced) and tensor[index] = v."""
+from ..tensor import Tensor, _make
+from .broadcast import sum_to
+from .elementwise import Builtin, device_error
+from .shape import view_of
+
+
+def _translate_index_error(e, a):
+    return IndexError(str(e).replace("axis", "dimension"))
+
+
+def normalize_index(a, index):
+    """Turn a user's index into one the backend understands; True when it is basic (a view)."""
+    if not isinstance(index, tuple):
+        index = (index,)
+    be = a._device.backend
+    out, basic = [], True
+    for item in index:
+        if isinstance(item, Tensor):
+            if item._device is not a._device:
+                raise RuntimeError(f"indices should be either on cpu or on the same device as the indexed "
+                                   f"tensor ({a._device})")
+            kind = item._data.dtype.kind
+            if kind == "f":
+                raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
+            if item._data.ndim == 0 and kind in "iu":
+                out.append(int(item.item()))
+                continue
+            out.append(item._data)
+            basic = False
+        elif isinstance(item, (list, tuple)):
+            arr = be.asarray(item)
+            if arr.dtype.kind == "f":
+                raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
+            out.append(arr if arr.dtype.kind == "b" else be.astype(arr, "int64"))
+            basic = False
+        elif item is None or item is Ellipsis or isinstance(item, (int, slice)):
+            if isinstance(item, bool):
+                out.append(item)
+                basic = False
+            else:
+                if isinstance(item, slice) and item.step is not None and item.step <= 0:
+                    raise ValueError("step must be greater than zero")
+                out.append(item)
+        elif hasattr(item, "__index__"):
+            out.append(item.__index__())
+        else:
+            raise IndexError(f"only integers, slices (`:`), ellipsis (`...`), None and long or byte "
+                             f"Variables are valid indices (got {type(item).__name__})")
+    return tuple(out), basic
+
+
+class Index(Builtin):
+    _node_name = "IndexBackward0"
+
+    @staticmethod
+    def forward(ctx, a, index, basic):
+        ctx.shape, ctx.index = a._data.shape, index
+        try:
+            arr = a._device.backend.getitem(a._data, index)
+        except IndexError as e:
+            raise _translate_index_error(e, a) from None
+        return view_of(a, arr) if basic else _make(arr, a._device)
+
+    @staticmethod
+    def backward(ctx, g):
+        return IndexAdd.apply(g, ctx.shape, ctx.index), None, None
+
+
+class Slice(Index):
+    _node_name = "SliceBackward0"
+
+
+class IndexAdd(Builtin):
+    """zeros(shape) with g added at index: the adjoint of indexing."""
+    _node_name = "IndexAddBackward0"
+
+    @staticmethod
+    def forward(ctx, g, shape, index):
+        ctx.index = index
+        return _make(g._device.backend.index_add(shape, index, g._data, g._data.dtype), g._device)
+
+    @staticmethod
+    def backward(ctx, gg):
+        return Index.apply(gg, ctx.index, False), None, None
+
+
+def getitem(a, index):
+    idx, basic = normalize_index(a, index)
+    return (Slice if basic else Index).apply(a, idx, basic)
+
+
+class IndexPut(Builtin):
+    """out = a with out[index] = value (value broadcast): the differentiable form of setitem."""
+    _node_name = "IndexPutBackward0"
+
+    @staticmethod
+    def forward(ctx, a, value, index):
+        ctx.index, ctx.vshape = index, value._data.shape
+        be = a._device.backend
+        out = be.copy(a._data)
+        try:
+            be.setitem(out, index, value._data)
+        except IndexError as e:
+            raise _translate_index_error(e, a) from None
+        except ValueError:
+            region = be.getitem(out, index).shape
+            raise RuntimeError(f"shape mismatch: value tensor of shape {list(value._data.shape)} cannot be "
+                               f"broadcast to indexing result of shape {list(region)}") from None
+        return _make(out, a._device)
+
+    @staticmethod
+    def backward(ctx, g):
+        na, nv = ctx.needs_input_grad[:2]
+        ga = gv = None
+        if na:
+            ga = IndexPut.apply(g, _zero_like(g), ctx.index)
+        if nv:
+            gv = sum_to(Index.apply(g, ctx.index, False), ctx.vshape)
+        return ga, gv, None
+
+
+def _zero_like(g):
+    return _make(g._device.backend.zeros((), g._data.dtype), g._device)
+
+
+def setitem(a, index, value):
+    """a[index] = value, in place; recorded in the graph like any in-place op."""
+    from .inplace import inplace
+    if not isinstance(value, Tensor):
+        be = a._device.backend
+        value = _make(be.full((), value, a._data.dtype), a._device)
+    elif value._device is not a._device:
+        raise device_error(a, value)
+    elif value._data.dtype != a._data.dtype:
+        value = value.to(a.dtype)
+    idx, _ = normalize_index(a, index)
+    return inplace(a, lambda t: IndexPut.apply(t, value, idx), value)

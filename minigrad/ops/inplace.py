@@ -1,0 +1,44 @@
+"""In-place ops: compute out of place, write the result into the tensor's memory, bump its version.
+
+When autograd records the op, the tensor takes the new node as its grad_fn (the old value keeps
+its own place in the graph through an alias), and every node that saved the tensor before sees
+the version change and refuses to run backward with the modified value.
+"""
+from ..autograd.grad_mode import _GradState
+from ..tensor import Tensor
+
+
+def _tracked(t, other):
+    return _GradState.enabled and (t._requires_grad or (isinstance(other, Tensor) and other._requires_grad))
+
+
+def inplace(t, compute, other=None):
+    if _GradState.enabled and t._requires_grad and t.grad_fn is None:
+        raise RuntimeError("a leaf Variable that requires grad is being used in an in-place operation.")
+    tracked = _tracked(t, other)
+    if tracked:
+        if t._base is not None:
+            raise RuntimeError(
+                "minigrad does not support in-place operations on a view (a slice, reshape, transpose, "
+                "...) when autograd records them; write the result out of place instead, e.g. "
+                "`x[idx] = x[idx] + y` rather than `x[idx] += y`, or clone() the view first.")
+        old = t._alias()
+        old._base = None
+        old.grad_fn, old._output_nr, old._requires_grad = t.grad_fn, t._output_nr, t._requires_grad
+        result = compute(old)
+    else:
+        result = compute(t)
+    if result._data.dtype != t._data.dtype:
+        if result.dtype._category > t.dtype._category:
+            raise RuntimeError(f"result type {result.dtype._legacy[:-6]} can't be cast to the desired output "
+                               f"type {t.dtype._legacy[:-6]}")
+    if result._data.shape != t._data.shape:
+        raise RuntimeError(f"output with shape {list(t._data.shape)} doesn't match the broadcast shape "
+                           f"{list(result._data.shape)}")
+    if result._data is not t._data:
+        t._device.backend.copyto(t._data, result._data)
+    t._bump_version()
+    if tracked and result.grad_fn is not None:
+        t.grad_fn, t._output_nr, t._requires_grad = result.grad_fn, result._output_nr, True
+        t._vc[1] += 1  # views made before this op no longer describe the graph
+    return t

@@ -1,0 +1,97 @@
+"""Joining and splitting: cat, stack, split, chunk."""
+from ..dtypes import promote_types
+from ..tensor import Tensor, _make, _wrap_dim
+from .elementwise import Builtin, device_error
+
+
+class Cat(Builtin):
+    _node_name = "CatBackward0"
+
+    @staticmethod
+    def forward(ctx, dim, *tensors):
+        ctx.dim = dim
+        ctx.sizes = [t._data.shape[dim] for t in tensors]
+        first = tensors[0]
+        return _make(first._device.backend.concatenate([t._data for t in tensors], dim), first._device)
+
+    @staticmethod
+    def backward(ctx, g):
+        grads, start = [None], 0
+        for n, size in zip(ctx.needs_input_grad[1:], ctx.sizes):
+            if n:
+                index = (slice(None),) * ctx.dim + (slice(start, start + size),)
+                grads.append(g[index])
+            else:
+                grads.append(None)
+            start += size
+        return tuple(grads)
+
+
+def cat(tensors, dim=0):
+    if isinstance(tensors, Tensor) or not isinstance(tensors, (list, tuple)):
+        raise TypeError("cat() received an invalid combination of arguments - expected a tuple or list "
+                        f"of Tensors, got {type(tensors).__name__}")
+    if not tensors:
+        raise RuntimeError("torch.cat(): expected a non-empty list of Tensors")
+    ref = tensors[0]
+    # torch skips legacy empty 1-d tensors of shape (0,) when joining
+    keep = [t for t in tensors if not (t._data.ndim == 1 and t._data.shape[0] == 0)] or [ref]
+    ref = keep[0]
+    d = _wrap_dim(dim, ref._data.ndim)
+    dtype = ref.dtype
+    for i, t in enumerate(keep):
+        if not isinstance(t, Tensor):
+            raise TypeError(f"expected Tensor as element {i} in argument 0, but got {type(t).__name__}")
+        if t._device is not ref._device:
+            raise device_error(ref, t)
+        if t._data.ndim != ref._data.ndim:
+            raise RuntimeError(f"Tensors must have same number of dimensions: got {ref._data.ndim} and "
+                               f"{t._data.ndim}")
+        for k, (x, y) in enumerate(zip(ref._data.shape, t._data.shape)):
+            if k != d and x != y:
+                raise RuntimeError(f"Sizes of tensors must match except in dimension {d}. Expected size "
+                                   f"{x} but got size {y} for tensor number {i} in the list.")
+        dtype = promote_types(dtype, t.dtype)
+    keep = [t if t.dtype is dtype else t.to(dtype) for t in keep]
+    return Cat.apply(d, *keep)
+
+
+def stack(tensors, dim=0):
+    if not tensors:
+        raise RuntimeError("stack expects a non-empty TensorList")
+    shape = tensors[0]._data.shape
+    for i, t in enumerate(tensors):
+        if t._data.shape != shape:
+            raise RuntimeError(f"stack expects each tensor to be equal size, but got {list(shape)} at entry 0 "
+                               f"and {list(t._data.shape)} at entry {i}")
+    d = _wrap_dim(dim, len(shape) + 1)
+    return cat([t.unsqueeze(d) for t in tensors], d)
+
+
+def split(a, split_size_or_sections, dim=0):
+    d = _wrap_dim(dim, a._data.ndim)
+    n = a._data.shape[d]
+    if isinstance(split_size_or_sections, int):
+        step = split_size_or_sections
+        if step <= 0 and not (step == 0 and n == 0):
+            raise RuntimeError(f"split_size can only be 0 if dimension size is 0, but got dimension size of {n}")
+        sizes = [min(step, n - s) for s in range(0, n, step)] if n else [0]
+    else:
+        sizes = list(split_size_or_sections)
+        if sum(sizes) != n:
+            raise RuntimeError(f"split_with_sizes expects split_sizes to sum exactly to {n} (input tensor's "
+                               f"size at dimension {d}), but got split_sizes={sizes}")
+    out, start = [], 0
+    for size in sizes:
+        out.append(a[(slice(None),) * d + (slice(start, start + size),)])
+        start += size
+    return tuple(out)
+
+
+def chunk(a, chunks, dim=0):
+    if chunks <= 0:
+        raise RuntimeError("chunk expects `chunks` to be greater than 0, got: " + str(chunks))
+    d = _wrap_dim(dim, a._data.ndim)
+    n = a._data.shape[d]
+    step = max(-(-n // chunks), 1)
+    return split(a, step, d)

@@ -1,0 +1,118 @@
+"""Matrix products: matmul (1-d, 2-d, batched, broadcast batched), mm, bmm."""
+from ..tensor import Tensor, _make
+from .broadcast import broadcast_shape, sum_to
+from .elementwise import Builtin, device_error
+
+
+class Matmul(Builtin):
+    _node_name = "MmBackward0"
+
+    @staticmethod
+    def forward(ctx, a, b):
+        if any(ctx.needs_input_grad):
+            ctx.save_for_backward(a if ctx.needs_input_grad[1] else None,
+                                  b if ctx.needs_input_grad[0] else None)
+            ctx.shapes = (a._data.shape, b._data.shape)
+        return _make(a._device.backend.matmul(a._data, b._data), a._device)
+
+    @staticmethod
+    def backward(ctx, g):
+        a, b = ctx.saved_tensors
+        sa, sb = ctx.shapes
+        na, nb = ctx.needs_input_grad
+        # lift 1-d operands to matrices, as matmul itself does, then undo it
+        if len(sa) == 1:
+            g = g.unsqueeze(-2)
+            a = a.unsqueeze(0) if a is not None else None
+        if len(sb) == 1:
+            g = g.unsqueeze(-1)
+            b = b.unsqueeze(-1) if b is not None else None
+        ga = gb = None
+        if na:
+            ga = g @ b.transpose(-1, -2)
+            ga = sum_to(ga, sa if len(sa) > 1 else (1,) + sa).reshape(sa)
+        if nb:
+            gb = a.transpose(-1, -2) @ g
+            gb = sum_to(gb, sb if len(sb) > 1 else sb + (1,)).reshape(sb)
+        return ga, gb
+
+
+class Dot(Matmul):
+    _node_name = "DotBackward0"
+
+
+class Mv(Matmul):
+    _node_name = "MvBackward0"
+
+
+class Bmm(Matmul):
+    _node_name = "BmmBackward0"
+
+
+def _check(a, b, name):
+    if not isinstance(b, Tensor):
+        raise TypeError(f"{name}(): argument 'other' must be Tensor, not {type(b).__name__}")
+    if a._device is not b._device:
+        raise device_error(a, b)
+    if a._data.dtype != b._data.dtype:
+        raise RuntimeError(f"expected m1 and m2 to have the same dtype, but got: "
+                           f"{a.dtype._legacy[:-6].lower()} != {b.dtype._legacy[:-6].lower()}")
+    if a._data.ndim == 0 or b._data.ndim == 0:
+        raise RuntimeError(f"both arguments to {name} need to be at least 1D, but they are "
+                           f"{a._data.ndim}D and {b._data.ndim}D")
+
+
+def _sizes(shape):
+    return "x".join(str(s) for s in shape)
+
+
+def matmul(a, b):
+    _check(a, b, "matmul")
+    sa, sb = a._data.shape, b._data.shape
+    if len(sa) == 1 and len(sb) == 1:
+        if sa[0] != sb[0]:
+            raise RuntimeError(f"inconsistent tensor size, expected tensor [{sa[0]}] and src [{sb[0]}] "
+                               "to have the same number of elements, but got "
+                               f"{sa[0]} and {sb[0]} elements respectively")
+        return Dot.apply(a, b)
+    k_a = sa[-1]
+    k_b = sb[0] if len(sb) == 1 else sb[-2]
+    if k_a != k_b:
+        if len(sa) == 2 and len(sb) == 2:
+            raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({_sizes(sa)} and {_sizes(sb)})")
+        if len(sb) == 1:
+            raise RuntimeError(f"size mismatch, got input ({sa[-2] if len(sa) > 1 else 1}x{k_a}), "
+                               f"vec ({sb[0]}) for shapes {list(sa)} @ {list(sb)}")
+        raise RuntimeError(f"Expected size for first two dimensions of batch2 tensor to be: "
+                           f"[{k_a}] but got: [{k_b}]. (shapes {list(sa)} @ {list(sb)})")
+    if len(sa) > 2 or len(sb) > 2:
+        try:
+            broadcast_shape(sa[:-2] if len(sa) > 1 else (), sb[:-2] if len(sb) > 1 else ())
+        except RuntimeError:
+            raise RuntimeError(f"The batch dimensions of shapes {list(sa)} and {list(sb)} cannot be "
+                               "broadcast together") from None
+        return Bmm.apply(a, b)
+    if len(sb) == 1:
+        return Mv.apply(a, b)
+    return Matmul.apply(a, b)
+
+
+def mm(a, b):
+    _check(a, b, "mm")
+    if a._data.ndim != 2:
+        raise RuntimeError("self must be a matrix")
+    if b._data.ndim != 2:
+        raise RuntimeError("mat2 must be a matrix")
+    return matmul(a, b)
+
+
+def bmm(a, b):
+    _check(a, b, "bmm")
+    if a._data.ndim != 3:
+        raise RuntimeError("batch1 must be a 3D tensor")
+    if b._data.ndim != 3:
+        raise RuntimeError("batch2 must be a 3D tensor")
+    if a._data.shape[0] != b._data.shape[0]:
+        raise RuntimeError(f"batch1 and batch2 must have same number of batches, got "
+                           f"{a._data.shape[0]} and {b._data.shape[0]}")
+    return matmul(a, b)

@@ -1,0 +1,358 @@
+"""Reductions over dims: sum, mean, max/min (with indices), amax/amin, argmax/argmin, var/std,
+and softmax/log_softmax."""
+import builtins
+from collections import namedtuple
+
+from ..dtypes import int64
+from ..tensor import Tensor, _make, _wrap_dim
+from .elementwise import Builtin
+
+
+def normalize_dims(dim, ndim):
+    """dim as given (None, int, tuple/list) -> a sorted tuple of non-negative dims."""
+    if dim is None:
+        return tuple(range(ndim))
+    if isinstance(dim, (tuple, list)):
+        dims = tuple(_wrap_dim(d, ndim) for d in dim)
+        if len(set(dims)) != len(dims):
+            raise RuntimeError(f"dim {dims[0]} appears multiple times in the list of dims")
+        return tuple(sorted(dims)) if ndim else ()
+    return (_wrap_dim(dim, ndim),) if ndim else ()
+
+
+def _kept_shape(shape, dims):
+    return tuple(1 if i in dims else s for i, s in enumerate(shape))
+
+
+def _expand_back(g, shape, dims, keepdim):
+    """A reduced gradient broadcast back over the input's shape."""
+    if not keepdim and dims:
+        g = g.reshape(_kept_shape(shape, dims))
+    return g.expand(shape)
+
+
+def _count(shape, dims):
+    n = 1
+    for d in dims:
+        n *= shape[d]
+    return n
+
+
+class Sum(Builtin):
+    _node_name = "SumBackward0"
+
+    @staticmethod
+    def forward(ctx, a, dims, keepdim, dtype):
+        ctx.shape, ctx.dims, ctx.keepdim = a._data.shape, dims, keepdim
+        be = a._device.backend
+        if dtype is None and a._data.dtype.kind in "biu":
+            dtype = int64  # torch sums integers and bools in int64
+        out = be.sum(a._data, dims, keepdim, dtype.np if dtype is not None else None)
+        return _make(out, a._device)
+
+    @staticmethod
+    def backward(ctx, g):
+        return _expand_back(g, ctx.shape, ctx.dims, ctx.keepdim), None, None, None
+
+
+class SumDim(Sum):
+    _node_name = "SumBackward1"
+
+
+def sum(a, dim=None, keepdim=False, *, dtype=None):
+    dims = normalize_dims(dim, a._data.ndim)
+    return (Sum if dim is None else SumDim).apply(a, dims, keepdim, dtype)
+
+
+class Mean(Builtin):
+    _node_name = "MeanBackward0"
+
+    @staticmethod
+    def forward(ctx, a, dims, keepdim):
+        ctx.shape, ctx.dims, ctx.keepdim = a._data.shape, dims, keepdim
+        be = a._device.backend
+        n = _count(a._data.shape, dims)
+        s = be.sum(a._data, dims, keepdim)
+        return _make(be.div(s, n) if n else be.full(s.shape, float("nan"), s.dtype), a._device)
+
+    @staticmethod
+    def backward(ctx, g):
+        n = _count(ctx.shape, ctx.dims)
+        return _expand_back(g / n, ctx.shape, ctx.dims, ctx.keepdim), None, None
+
+
+class MeanDim(Mean):
+    _node_name = "MeanBackward1"
+
+
+def mean(a, dim=None, keepdim=False, *, dtype=None):
+    if dtype is not None:
+        a = a.to(dtype)
+    if a._data.dtype.kind != "f":
+        raise RuntimeError("mean(): could not infer output dtype. Input dtype must be either a floating "
+                           f"point or complex dtype. Got: {a.dtype._legacy[:-6]}")
+    dims = normalize_dims(dim, a._data.ndim)
+    return (Mean if dim is None else MeanDim).apply(a, dims, keepdim)
+
+
+class Amax(Builtin):
+    """max/min over dims; the gradient is shared evenly among tied extremes (torch's amax)."""
+    _node_name = "AmaxBackward0"
+    _prim = "amax"
+
+    @classmethod
+    def forward(cls, ctx, a, dims, keepdim):
+        be = a._device.backend
+        if a._data.size == 0:
+            raise RuntimeError(f"{cls._prim}(): Expected reduction dim to be specified for input.numel() == 0. "
+                               "Specify the reduction dim with the 'dim' argument.")
+        out = _make(getattr(be, cls._prim)(a._data, dims, keepdim), a._device)
+        ctx.save_for_backward(a, out)
+        ctx.dims, ctx.keepdim = dims, keepdim
+        return out
+
+    @staticmethod
+    def backward(ctx, g):
+        a, out = ctx.saved_tensors
+        shape = a._data.shape
+        hit = (a == _expand_back(out, shape, ctx.dims, ctx.keepdim)).to(g.dtype)
+        count = hit.sum(ctx.dims, keepdim=True)
+        return _expand_back(g, shape, ctx.dims, ctx.keepdim) * hit / count, None, None
+
+
+class Amin(Amax):
+    _node_name = "AminBackward0"
+    _prim = "amin"
+
+
+class MaxAll(Amax):
+    _node_name = "MaxBackward1"
+
+
+class MinAll(Amin):
+    _node_name = "MinBackward1"
+
+
+def amax(a, dim=(), keepdim=False):
+    dims = normalize_dims(None if dim == () else dim, a._data.ndim)
+    return Amax.apply(a, dims, keepdim)
+
+
+def amin(a, dim=(), keepdim=False):
+    dims = normalize_dims(None if dim == () else dim, a._data.ndim)
+    return Amin.apply(a, dims, keepdim)
+
+
+class MaxDim(Builtin):
+    """max(dim) -> (values, indices); the gradient goes to the index picked."""
+    _node_name = "MaxBackward0"
+    _prims = ("amax", "argmax")
+
+    @classmethod
+    def forward(cls, ctx, a, dim, keepdim):
+        be = a._device.backend
+        if a._data.ndim and a._data.shape[dim] == 0:
+            raise IndexError(f"{cls._prims[0][1:]}(): Expected reduction dim {dim} to have non-zero size.")
+        values = _make(getattr(be, cls._prims[0])(a._data, (dim,), keepdim), a._device)
+        indices = _make(getattr(be, cls._prims[1])(a._data, dim if a._data.ndim else None, keepdim),
+                        a._device)
+        ctx.mark_non_differentiable(indices)
+        ctx.save_for_backward(indices)
+        ctx.shape, ctx.dim, ctx.keepdim = a._data.shape, dim, keepdim
+        return values, indices
+
+    @staticmethod
+    def backward(ctx, g, _g_indices):
+        indices, = ctx.saved_tensors
+        shape, dim = ctx.shape, ctx.dim
+        if not shape:
+            return g, None, None
+        if not ctx.keepdim:
+            g, indices = g.unsqueeze(dim), indices.unsqueeze(dim)
+        positions = _arange_along(shape, dim, indices)
+        return (positions == indices).to(g.dtype) * g, None, None
+
+
+class MinDim(MaxDim):
+    _node_name = "MinBackward0"
+    _prims = ("amin", "argmin")
+
+
+def _arange_along(shape, dim, like):
+    be = like._device.backend
+    view = [1] * len(shape)
+    view[dim] = shape[dim]
+    return _make(be.reshape(be.arange(0, shape[dim], 1, int64.np), tuple(view)), like._device)
+
+
+return_types_max = namedtuple("max", ["values", "indices"])
+return_types_min = namedtuple("min", ["values", "indices"])
+
+
+def _max_min(a, dim, keepdim, other, all_cls, dim_cls, rtype, pairwise):
+    if isinstance(dim, Tensor):
+        return pairwise(a, dim)
+    if other is not None:
+        return pairwise(a, other)
+    if dim is None:
+        if keepdim:
+            raise TypeError("max()/min() with keepdim needs dim")
+        return all_cls.apply(a, normalize_dims(None, a._data.ndim), False)
+    d = _wrap_dim(dim, a._data.ndim)
+    return rtype(*dim_cls.apply(a, d, keepdim))
+
+
+def max(a, dim=None, keepdim=False, *, other=None):
+    from .elementwise import Maximum, binary
+    return _max_min(a, dim, keepdim, other, MaxAll, MaxDim, return_types_max,
+                    lambda x, y: binary(Maximum, x, y))
+
+
+def min(a, dim=None, keepdim=False, *, other=None):
+    from .elementwise import Minimum, binary
+    return _max_min(a, dim, keepdim, other, MinAll, MinDim, return_types_min,
+                    lambda x, y: binary(Minimum, x, y))
+
+
+def argmax(a, dim=None, keepdim=False):
+    return _arg(a, dim, keepdim, "argmax")
+
+
+def argmin(a, dim=None, keepdim=False):
+    return _arg(a, dim, keepdim, "argmin")
+
+
+def _arg(a, dim, keepdim, prim):
+    be = a._device.backend
+    if a._data.size == 0:
+        raise RuntimeError(f"{prim}(): Expected reduction dim to be specified for input.numel() == 0.")
+    if dim is None:
+        out = getattr(be, prim)(be.reshape(a._data, (-1,)), 0, False)
+        if keepdim:
+            out = be.reshape(out, (1,) * a._data.ndim)
+    else:
+        d = _wrap_dim(dim, a._data.ndim)
+        out = getattr(be, prim)(a._data, d if a._data.ndim else None, keepdim)
+    return _make(be.astype(out, int64.np), a._device)
+
+
+class Var(Builtin):
+    _node_name = "VarBackward0"
+
+    @staticmethod
+    def forward(ctx, a, dims, correction, keepdim):
+        be = a._device.backend
+        n = _count(a._data.shape, dims)
+        mu = be.div(be.sum(a._data, dims, True), n) if n else a._data
+        centered = be.sub(a._data, mu)
+        out = be.div(be.sum(be.mul(centered, centered), dims, keepdim), builtins.max(n - correction, 0))
+        ctx.save_for_backward(a)
+        ctx.dims, ctx.correction, ctx.keepdim, ctx.n = dims, correction, keepdim, n
+        return _make(out, a._device)
+
+    @staticmethod
+    def backward(ctx, g):
+        a, = ctx.saved_tensors
+        shape = a._data.shape
+        centered = a - a.mean(ctx.dims, keepdim=True)
+        scale = 2.0 / (ctx.n - ctx.correction) if ctx.n - ctx.correction > 0 else float("nan")
+        return _expand_back(g, shape, ctx.dims, ctx.keepdim) * centered * scale, None, None, None
+
+
+def _var_args(a, dim, unbiased, keepdim, correction):
+    if isinstance(dim, bool):  # var(True) is var(unbiased=True), as in torch
+        dim, unbiased = None, dim
+    if correction is None:
+        correction = 1 if unbiased is None or unbiased else 0
+    elif unbiased is not None:
+        raise TypeError("var()/std(): pass either unbiased or correction, not both")
+    if a._data.dtype.kind != "f":
+        raise RuntimeError("std and var only support floating point and complex dtypes")
+    return normalize_dims(dim, a._data.ndim), correction
+
+
+def var(a, dim=None, unbiased=None, keepdim=False, *, correction=None):
+    dims, correction = _var_args(a, dim, unbiased, keepdim, correction)
+    return Var.apply(a, dims, correction, keepdim)
+
+
+class Std(Builtin):
+    _node_name = "StdBackward0"
+
+    @staticmethod
+    def forward(ctx, a, dims, correction, keepdim):
+        be = a._device.backend
+        v = Var.forward(ctx, a, dims, correction, keepdim)
+        out = _make(be.sqrt(v._data), a._device)
+        ctx.save_for_backward(a, out)
+        return out
+
+    @staticmethod
+    def backward(ctx, g):
+        a, out = ctx.saved_tensors
+        gv = g / (2 * out)
+        shape = a._data.shape
+        centered = a - a.mean(ctx.dims, keepdim=True)
+        scale = 2.0 / (ctx.n - ctx.correction) if ctx.n - ctx.correction > 0 else float("nan")
+        return _expand_back(gv, shape, ctx.dims, ctx.keepdim) * centered * scale, None, None, None
+
+
+def std(a, dim=None, unbiased=None, keepdim=False, *, correction=None):
+    dims, correction = _var_args(a, dim, unbiased, keepdim, correction)
+    return Std.apply(a, dims, correction, keepdim)
+
+
+class LogSoftmax(Builtin):
+    _node_name = "LogSoftmaxBackward0"
+
+    @staticmethod
+    def forward(ctx, a, dim):
+        out = _make(a._device.backend.log_softmax(a._data, dim), a._device)
+        ctx.save_for_backward(out)
+        ctx.dim = dim
+        return out
+
+    @staticmethod
+    def backward(ctx, g):
+        out, = ctx.saved_tensors
+        return g - out.exp() * g.sum(ctx.dim, keepdim=True), None
+
+
+class Softmax(Builtin):
+    _node_name = "SoftmaxBackward0"
+
+    @staticmethod
+    def forward(ctx, a, dim):
+        out = _make(a._device.backend.softmax(a._data, dim), a._device)
+        ctx.save_for_backward(out)
+        ctx.dim = dim
+        return out
+
+    @staticmethod
+    def backward(ctx, g):
+        out, = ctx.saved_tensors
+        return out * (g - (g * out).sum(ctx.dim, keepdim=True)), None
+
+
+def _softmax_input(a, dim, dtype):
+    if dim is None:
+        raise TypeError("softmax()/log_softmax() missing required argument 'dim'")
+    if dtype is not None:
+        a = a.to(dtype)
+    if a._data.dtype.kind != "f":
+        raise RuntimeError(f"softmax/log_softmax: expected a floating point tensor, got {a.dtype}")
+    return a, _wrap_dim(dim, a._data.ndim)
+
+
+def softmax(a, dim=None, dtype=None):
+    a, d = _softmax_input(a, dim, dtype)
+    if a._data.ndim == 0:
+        return a * 0 + 1
+    return Softmax.apply(a, d)
+
+
+def log_softmax(a, dim=None, dtype=None):
+    a, d = _softmax_input(a, dim, dtype)
+    if a._data.ndim == 0:
+        return a * 0
+    return LogSoftmax.apply(a, d)

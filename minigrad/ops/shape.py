@@ -1,0 +1,222 @@
+"""Shape ops. Those that are views share memory and the version counter with their input."""
+from ..tensor import _make, _wrap_dim
+from .broadcast import sum_to
+from .elementwise import Builtin
+
+
+def view_of(a, arr):
+    """Wrap arr, a view of a's memory, as a view tensor of a."""
+    t = _make(arr, a._device)
+    vc = a._vc
+    if vc is None:
+        vc = a._vc = [0, 0]
+    t._vc = vc
+    t._base = a._base if a._base is not None else a
+    t._view_mark = vc[1]
+    return t
+
+
+def infer_shape(shape, numel):
+    shape = list(shape)
+    unknown = [i for i, s in enumerate(shape) if s == -1]
+    if len(unknown) > 1:
+        raise RuntimeError("only one dimension can be inferred")
+    for s in shape:
+        if not isinstance(s, int) or s < -1:
+            raise RuntimeError(f"invalid shape dimension {s}")
+    known = 1
+    for s in shape:
+        if s != -1:
+            known *= s
+    if unknown:
+        if known == 0 or numel % known:
+            raise RuntimeError(f"shape '{_fmt(shape)}' is invalid for input of size {numel}")
+        shape[unknown[0]] = numel // known
+    elif known != numel:
+        raise RuntimeError(f"shape '{_fmt(shape)}' is invalid for input of size {numel}")
+    return tuple(shape)
+
+
+def _fmt(shape):
+    return "[" + ", ".join(str(s) for s in shape) + "]"
+
+
+class Reshape(Builtin):
+    _node_name = "ViewBackward0"
+
+    @staticmethod
+    def forward(ctx, a, shape):
+        ctx.in_shape = a._data.shape
+        be = a._device.backend
+        try:
+            return view_of(a, be.view(a._data, shape))
+        except ValueError:
+            return _make(be.reshape(a._data, shape), a._device)  # torch's reshape copies here too
+
+    @staticmethod
+    def backward(ctx, g):
+        return g.reshape(ctx.in_shape), None
+
+
+class View(Reshape):
+    @staticmethod
+    def forward(ctx, a, shape):
+        ctx.in_shape = a._data.shape
+        try:
+            return view_of(a, a._device.backend.view(a._data, shape))
+        except ValueError:
+            raise RuntimeError("view size is not compatible with input tensor's size and stride (at least "
+                               "one dimension spans across two contiguous subspaces). Use .reshape(...) "
+                               "instead.") from None
+
+
+class Unsqueeze(Reshape):
+    _node_name = "UnsqueezeBackward0"
+
+
+class Squeeze(Reshape):
+    _node_name = "SqueezeBackward0"
+
+
+def reshape(a, shape):
+    return Reshape.apply(a, infer_shape(shape, a._data.size))
+
+
+def view(a, shape):
+    from ..dtypes import dtype as _dtype
+    if len(shape) == 1 and isinstance(shape[0], _dtype):
+        raise RuntimeError("view(dtype) is not supported by minigrad")
+    return View.apply(a, infer_shape(shape, a._data.size))
+
+
+def flatten(a, start_dim=0, end_dim=-1):
+    shape = a._data.shape
+    if not shape:
+        return Reshape.apply(a, (1,))
+    s, e = _wrap_dim(start_dim, len(shape)), _wrap_dim(end_dim, len(shape))
+    if s > e:
+        raise RuntimeError("flatten() has invalid args: start_dim cannot come after end_dim")
+    n = 1
+    for d in shape[s:e + 1]:
+        n *= d
+    return Reshape.apply(a, shape[:s] + (n,) + shape[e + 1:])
+
+
+def unsqueeze(a, dim):
+    shape = a._data.shape
+    d = _wrap_dim(dim, len(shape) + 1)
+    return Unsqueeze.apply(a, shape[:d] + (1,) + shape[d:])
+
+
+def squeeze(a, dim=None):
+    shape = a._data.shape
+    if dim is None:
+        dims = {i for i, s in enumerate(shape) if s == 1}
+    else:
+        dims = {_wrap_dim(d, len(shape)) for d in (dim if isinstance(dim, (tuple, list)) else (dim,))}
+        dims = {d for d in dims if shape and shape[d] == 1}
+    return Squeeze.apply(a, tuple(s for i, s in enumerate(shape) if i not in dims))
+
+
+class Permute(Builtin):
+    _node_name = "PermuteBackward0"
+
+    @staticmethod
+    def forward(ctx, a, axes):
+        ctx.axes = axes
+        return view_of(a, a._device.backend.transpose(a._data, axes))
+
+    @staticmethod
+    def backward(ctx, g):
+        inverse = [0] * len(ctx.axes)
+        for i, ax in enumerate(ctx.axes):
+            inverse[ax] = i
+        return g.permute(*inverse), None
+
+
+class Transpose(Permute):
+    _node_name = "TransposeBackward0"
+
+
+def permute(a, dims):
+    n = a._data.ndim
+    if len(dims) != n:
+        raise RuntimeError(f"permute(): number of dimensions in the tensor input does not match "
+                           f"the length of the desired ordering of dimensions i.e. input.dim() = {n} is "
+                           f"not equal to len(dims) = {len(dims)}")
+    axes = tuple(_wrap_dim(d, n) for d in dims)
+    if len(set(axes)) != n:
+        raise RuntimeError("permute(): duplicate dims are not allowed.")
+    return Permute.apply(a, axes)
+
+
+def transpose(a, dim0, dim1):
+    n = a._data.ndim
+    d0, d1 = _wrap_dim(dim0, n), _wrap_dim(dim1, n)
+    axes = list(range(n))
+    axes[d0], axes[d1] = axes[d1], axes[d0]
+    return Transpose.apply(a, tuple(axes))
+
+
+def t(a):
+    n = a._data.ndim
+    if n > 2:
+        raise RuntimeError(f"t() expects a tensor with <= 2 dimensions, but self is {n}D")
+    return Transpose.apply(a, tuple(range(n))[::-1])
+
+
+class Expand(Builtin):
+    _node_name = "ExpandBackward0"
+
+    @staticmethod
+    def forward(ctx, a, shape):
+        ctx.in_shape = a._data.shape
+        return view_of(a, a._device.backend.broadcast_to(a._data, shape))
+
+    @staticmethod
+    def backward(ctx, g):
+        return sum_to(g, ctx.in_shape), None
+
+
+def expand(a, sizes):
+    shape = a._data.shape
+    if len(sizes) < len(shape):
+        raise RuntimeError(f"expand(minigrad.{a.dtype._legacy}{{{list(shape)}}}, size={list(sizes)}): the "
+                           f"number of sizes provided ({len(sizes)}) must be greater or equal to the "
+                           f"number of dimensions in the tensor ({len(shape)})")
+    lead = len(sizes) - len(shape)
+    out = []
+    for i, s in enumerate(sizes):
+        if i < lead:
+            if s < 0:
+                raise RuntimeError(f"The expanded size of the tensor ({s}) isn't allowed in a leading, "
+                                   "non-existing dimension 0")
+            out.append(s)
+            continue
+        cur = shape[i - lead]
+        if s == -1:
+            s = cur
+        if cur != s and cur != 1:
+            raise RuntimeError(f"The expanded size of the tensor ({s}) must match the existing size ({cur}) "
+                               f"at non-singleton dimension {i}.  Target sizes: {list(sizes)}.  "
+                               f"Tensor sizes: {list(shape)}")
+        out.append(s)
+    return Expand.apply(a, tuple(out))
+
+
+class Clone(Builtin):
+    _node_name = "CloneBackward0"
+
+    @staticmethod
+    def forward(ctx, a):
+        return _make(a._device.backend.copy(a._data), a._device)
+
+    @staticmethod
+    def backward(ctx, g):
+        return g
+
+
+def contiguous(a):
+    if a._device.backend.is_contiguous(a._data):
+        return a
+    return Clone.apply(a)

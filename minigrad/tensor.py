@@ -1,0 +1,423 @@
+"""Tensor: an array on a device (a backend array) plus its place in the autograd graph."""
+import weakref
+
+from . import dtypes as _dt
+from .autograd import function as _function
+from .autograd.grad_mode import _GradState
+from .devices import canonical, CPU
+
+_new = object.__new__
+
+
+def _make(data, device):
+    """Wrap a backend array in a Tensor (the fast path every op uses)."""
+    t = _new(Tensor)
+    t._data = data
+    t._device = device
+    return t
+
+
+def _zeros_meta(shape, npdtype, device):
+    return _make(device.backend.zeros(shape, npdtype), device)
+
+
+def _normalize_shape(args):
+    """zeros(2, 3), zeros((2, 3)), zeros([2, 3]) and zeros(()) all name a shape."""
+    if len(args) == 1 and not isinstance(args[0], int):
+        args = args[0]
+        if isinstance(args, Tensor):
+            args = args.tolist()
+    shape = tuple(args)
+    for s in shape:
+        if not isinstance(s, int) or isinstance(s, bool):
+            raise TypeError(f"expected a sequence of integers as a size, but got an element of type "
+                            f"{type(s).__name__}")
+        if s < 0:
+            raise RuntimeError(f"Trying to create tensor with negative dimension {s}: {list(shape)}")
+    return shape
+
+
+class Size(tuple):
+    """torch.Size: a tuple that prints as minigrad.Size([2, 3])."""
+
+    def __repr__(self):
+        return f"minigrad.Size({list(self)})"
+
+    def numel(self):
+        n = 1
+        for s in self:
+            n *= s
+        return n
+
+
+class Tensor:
+    # defaults live on the class so that creating a tensor sets only _data and _device
+    grad_fn = None
+    _requires_grad = False
+    _grad = None
+    _output_nr = 0
+    _vc = None          # version counter [version], shared by a tensor and its views
+    _base = None        # the tensor this one is a view of
+    _grad_acc = None    # weakref to the AccumulateGrad node of a leaf
+    _hooks = None
+    _retains_grad = False
+    __array_priority__ = 1000  # NumPy defers to Tensor's reflected operators
+
+    def __init__(self, *args, **kwargs):
+        raise TypeError("create tensors with minigrad.tensor(data), minigrad.zeros(...) and the like")
+
+    # ---- identity and metadata -------------------------------------------------
+    @property
+    def shape(self):
+        return Size(self._data.shape)
+
+    def size(self, dim=None):
+        if dim is None:
+            return Size(self._data.shape)
+        return self._data.shape[_wrap_dim(dim, self._data.ndim)]
+
+    def dim(self):
+        return self._data.ndim
+
+    @property
+    def ndim(self):
+        return self._data.ndim
+
+    def numel(self):
+        return self._data.size
+
+    nelement = numel
+
+    @property
+    def dtype(self):
+        return _dt._BY_NP[self._data.dtype]
+
+    @property
+    def device(self):
+        return self._device
+
+    @property
+    def is_cuda(self):
+        return self._device.type == "cuda"
+
+    def is_floating_point(self):
+        return self._data.dtype.kind == "f"
+
+    def element_size(self):
+        return self._data.itemsize
+
+    @property
+    def is_leaf(self):
+        return self.grad_fn is None
+
+    @property
+    def requires_grad(self):
+        return self._requires_grad
+
+    @requires_grad.setter
+    def requires_grad(self, value):
+        if self.grad_fn is not None:
+            raise RuntimeError("you can only change requires_grad flags of leaf variables. If you want "
+                               "to use a computed variable in a subgraph that doesn't require "
+                               "differentiation use var_no_grad = var.detach().")
+        if value and self._data.dtype.kind != "f":
+            raise RuntimeError("Only Tensors of floating point and complex dtype can require gradients")
+        self._requires_grad = bool(value)
+
+    def requires_grad_(self, requires_grad=True):
+        self.requires_grad = requires_grad
+        return self
+
+    @property
+    def grad(self):
+        if self.grad_fn is not None and not self._retains_grad and self._grad is None:
+            import warnings
+            warnings.warn("The .grad attribute of a Tensor that is not a leaf Tensor is being accessed. "
+                          "Its .grad attribute won't be populated during autograd.backward(). If you "
+                          "indeed want the .grad field to be populated for a non-leaf Tensor, use "
+                          ".retain_grad() on the non-leaf Tensor.", UserWarning, stacklevel=2)
+        return self._grad
+
+    @grad.setter
+    def grad(self, value):
+        if value is not None:
+            if not isinstance(value, Tensor):
+                raise TypeError(f"assigned grad expected to be a Tensor or None but got grad of type "
+                                f"{type(value).__name__}")
+            if value._data.shape != self._data.shape:
+                raise RuntimeError("assigned grad has data of a different size")
+            if value._data.dtype != self._data.dtype:
+                raise RuntimeError("assigned grad has data of a different type")
+            if value._device is not self._device:
+                raise RuntimeError("assigned grad has data located on a different device")
+        self._grad = value
+
+    @property
+    def _version(self):
+        return self._vc[0] if self._vc is not None else 0
+
+    def _bump_version(self):
+        if self._vc is None:
+            self._vc = [0, 0]
+        self._vc[0] += 1
+
+    def _alias(self):
+        """A new tensor object on the same memory and version counter, outside the graph."""
+        t = _make(self._data, self._device)
+        if self._vc is None:
+            self._vc = [0, 0]
+        t._vc = self._vc
+        t._base = self._base if self._base is not None else self
+        return t
+
+    @property
+    def data(self):
+        t = _make(self._data, self._device)  # shares memory, not the version counter (as torch)
+        return t
+
+    @data.setter
+    def data(self, value):
+        if not isinstance(value, Tensor):
+            raise TypeError(f"data must be a Tensor, got {type(value).__name__}")
+        self._data = value._data
+        self._device = value._device
+
+    # ---- conversion -----------------------------------------------------------
+    def item(self):
+        if self._data.size != 1:
+            raise RuntimeError(f"a Tensor with {self._data.size} elements cannot be converted to Scalar")
+        return self._device.backend.to_numpy(self._data).reshape(()).item()
+
+    def tolist(self):
+        return self._device.backend.to_numpy(self._data).tolist()
+
+    def numpy(self, *, force=False):
+        if force:
+            return self.detach().cpu()._data
+        if self._requires_grad:
+            raise RuntimeError("Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() instead.")
+        if self._device is not CPU:
+            raise TypeError(f"can't convert {self._device} device type tensor to numpy. Use Tensor.cpu() "
+                            "to copy the tensor to host memory first.")
+        return self._data
+
+    def __array__(self, dtype=None, copy=None):
+        a = self.numpy()
+        return a if dtype is None else a.astype(dtype)
+
+    def __len__(self):
+        if self._data.ndim == 0:
+            raise TypeError("len() of a 0-d tensor")
+        return self._data.shape[0]
+
+    def __iter__(self):
+        if self._data.ndim == 0:
+            raise TypeError("iteration over a 0-d tensor")
+        return (self[i] for i in range(self._data.shape[0]))
+
+    def __bool__(self):
+        if self._data.size != 1:
+            raise RuntimeError("Boolean value of Tensor with more than one value is ambiguous")
+        return bool(self.item())
+
+    def __float__(self):
+        return float(self.item())
+
+    def __int__(self):
+        return int(self.item())
+
+    def __index__(self):
+        if self._data.dtype.kind not in "iub" or self._data.size != 1:
+            raise TypeError("only integer tensors of a single element can be converted to an index")
+        return int(self.item())
+
+    def __hash__(self):
+        return id(self)
+
+    def __repr__(self):
+        from ._tensor_str import tensor_repr
+        suffixes = []
+        if self._device is not CPU:
+            suffixes.append(f"device='{self._device}'")
+        d = self.dtype
+        if d not in (_dt.get_default_dtype(), _dt.int64, _dt.bool_) or (
+                self._data.size == 0 and d is not _dt.get_default_dtype()):
+            suffixes.append(f"dtype={d!r}")
+        if self.grad_fn is not None:
+            suffixes.append(f"grad_fn=<{self.grad_fn.name()}>")
+        elif self._requires_grad:
+            suffixes.append("requires_grad=True")
+        return tensor_repr(self._device.backend.to_numpy(self._data), suffixes)
+
+    __str__ = __repr__
+
+    def __format__(self, spec):
+        if self._data.ndim == 0:
+            from ._tensor_str import format_scalar
+            return format_scalar(self._device.backend.to_numpy(self._data), spec)
+        return object.__format__(self, spec) if spec else repr(self)
+
+    def __reduce__(self):
+        return (_rebuild, (self.detach().cpu()._data.copy(), str(self._device), self._requires_grad))
+
+    def __deepcopy__(self, memo):
+        if self.grad_fn is not None:
+            raise RuntimeError("Only Tensors created explicitly by the user (graph leaves) support the "
+                               "deepcopy protocol at the moment.")
+        t = _make(self._device.backend.copy(self._data), self._device)
+        t._requires_grad = self._requires_grad
+        if self._grad is not None:
+            t._grad = self._grad.clone()
+        memo[id(self)] = t
+        return t
+
+    # ---- devices and dtypes ---------------------------------------------------
+    def to(self, *args, **kwargs):
+        """to(device), to(dtype), to(device, dtype), to(other), with copy= and non_blocking=."""
+        device = kwargs.pop("device", None)
+        dtype = kwargs.pop("dtype", None)
+        copy = kwargs.pop("copy", False)
+        kwargs.pop("non_blocking", None)
+        if kwargs:
+            raise TypeError(f"to() got an unexpected keyword argument '{next(iter(kwargs))}'")
+        for a in args:
+            if isinstance(a, _dt.dtype):
+                dtype = a
+            elif isinstance(a, Tensor):
+                device, dtype = a._device, a.dtype
+            elif a is not None:
+                device = a
+        out = self
+        if dtype is not None:
+            dtype = _dt.to_dtype(dtype)
+            if dtype is not out.dtype:
+                from .ops.elementwise import ToCopy
+                out = ToCopy.apply(out, dtype)
+        if device is not None:
+            dev = canonical(device)
+            if dev is not out._device:
+                from .ops.transfer import ToDevice
+                out = ToDevice.apply(out, dev)
+        if copy and out is self:
+            out = self.clone()
+        return out
+
+    def cpu(self):
+        return self.to(CPU)
+
+    def cuda(self, device=None):
+        from .devices import device as _device_cls
+        if device is None:
+            return self.to("cuda")
+        return self.to(_device_cls("cuda", device) if isinstance(device, int) else device)
+
+    def type(self, dtype=None):
+        if dtype is None:
+            prefix = "torch.cuda." if self.is_cuda else "torch."
+            return prefix + self.dtype._legacy
+        return self.to(dtype)
+
+    def float(self):
+        return self.to(_dt.float32)
+
+    def double(self):
+        return self.to(_dt.float64)
+
+    def long(self):
+        return self.to(_dt.int64)
+
+    def int(self):
+        return self.to(_dt.int32)
+
+    def bool(self):
+        return self.to(_dt.bool_)
+
+    # ---- autograd ---------------------------------------------------------------
+    def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
+        from .autograd import backward
+        backward(self, gradient, retain_graph, create_graph, inputs=inputs)
+
+    def detach(self):
+        t = self._alias()
+        t._base = None  # not a differentiable view: in-place ops on it are allowed
+        return t
+
+    def detach_(self):
+        if self._base is not None and self.grad_fn is not None:
+            raise RuntimeError("Can't detach views in-place. Use detach() instead.")
+        self.grad_fn = None
+        self._requires_grad = False
+        return self
+
+    def retain_grad(self):
+        if self.grad_fn is None:
+            if not self._requires_grad:
+                raise RuntimeError("can't retain_grad on Tensor that has requires_grad=False")
+            return
+        if self._retains_grad:
+            return
+        node = self.grad_fn
+        if node._retained is None:
+            node._retained = {}
+        node._retained[self._output_nr] = weakref.ref(self)
+        self._retains_grad = True
+
+    @property
+    def retains_grad(self):
+        return self._retains_grad
+
+    def register_hook(self, hook):
+        if not self._requires_grad:
+            raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
+        handle = _HookHandle()
+        if self.grad_fn is None:
+            if self._hooks is None:
+                self._hooks = {}
+            self._hooks[handle.id] = hook
+            handle._dict = weakref.ref(self._hooks)
+        else:
+            node = self.grad_fn
+            if node._tensor_hooks is None:
+                node._tensor_hooks = {}
+            node._tensor_hooks[handle.id] = (self._output_nr, hook)
+            handle._dict = weakref.ref(node._tensor_hooks)
+        return handle
+
+
+class _HookHandle:
+    _next = 0
+
+    def __init__(self):
+        _HookHandle._next += 1
+        self.id = _HookHandle._next
+        self._dict = None
+
+    def remove(self):
+        d = self._dict() if self._dict is not None else None
+        if d is not None:
+            d.pop(self.id, None)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.remove()
+
+
+def _rebuild(array, device, requires_grad):
+    from .creation import tensor
+    return tensor(array, device=device, requires_grad=requires_grad)
+
+
+def _wrap_dim(dim, ndim):
+    """A possibly negative dim as an index in range, or torch's IndexError."""
+    if not isinstance(dim, int):
+        dim = dim.__index__()
+    n = max(ndim, 1)
+    if not -n <= dim < n:
+        raise IndexError(f"Dimension out of range (expected to be in range of [{-n}, {n - 1}], but got {dim})")
+    return dim + n if dim < 0 else dim
+
+
+_function.Tensor = Tensor
+from . import tensor_methods  # noqa: E402,F401  (attaches the op methods to Tensor)

@@ -1,0 +1,216 @@
+"""The op methods of Tensor (operators, math, reductions, shape, indexing, in-place ops).
+
+Each is a thin call into minigrad/ops, where the op is written once for every backend.
+"""
+from .ops import elementwise as ew, reduce as red, linalg, shape as sh, index as ix, join
+from .ops.elementwise import binary, rbinary, compare
+from .ops.inplace import inplace
+from .tensor import Tensor, _make
+
+
+def _dims_arg(dims):
+    """f(2, 3) and f((2, 3)) both pass the sizes (2, 3)."""
+    if len(dims) == 1 and isinstance(dims[0], (tuple, list)):
+        dims = dims[0]
+    return tuple(d.__index__() if hasattr(d, "__index__") else d for d in dims)
+
+
+# ---- arithmetic operators ---------------------------------------------------------
+Tensor.__add__ = lambda self, other: binary(ew.Add, self, other)
+Tensor.__radd__ = lambda self, other: rbinary(ew.Add, self, other)
+Tensor.__sub__ = lambda self, other: binary(ew.Sub, self, other)
+Tensor.__rsub__ = lambda self, other: rbinary(ew.Sub, self, other)
+Tensor.__mul__ = lambda self, other: binary(ew.Mul, self, other)
+Tensor.__rmul__ = lambda self, other: rbinary(ew.Mul, self, other)
+Tensor.__truediv__ = lambda self, other: binary(ew.Div, self, other, True)
+Tensor.__rtruediv__ = lambda self, other: rbinary(ew.Div, self, other, True)
+Tensor.__pow__ = lambda self, other: binary(ew.Pow, self, other)
+Tensor.__rpow__ = lambda self, other: rbinary(ew.Pow, self, other)
+Tensor.__matmul__ = lambda self, other: linalg.matmul(self, other) if isinstance(other, Tensor) else NotImplemented
+Tensor.__rmatmul__ = lambda self, other: NotImplemented
+Tensor.__neg__ = lambda self: ew.Neg.apply(self)
+Tensor.__pos__ = lambda self: self
+Tensor.__abs__ = lambda self: ew.Abs.apply(self)
+Tensor.__invert__ = lambda self: _invert(self)
+Tensor.__and__ = lambda self, other: _logical(self, other, "mul")
+Tensor.__or__ = lambda self, other: _logical(self, other, "maximum")
+
+Tensor.add = lambda self, other, alpha=1: binary(ew.Add, self, other if alpha == 1 else other * alpha)
+Tensor.sub = lambda self, other, alpha=1: binary(ew.Sub, self, other if alpha == 1 else other * alpha)
+Tensor.mul = lambda self, other: binary(ew.Mul, self, other)
+Tensor.div = lambda self, other: binary(ew.Div, self, other, True)
+Tensor.pow = lambda self, exponent: binary(ew.Pow, self, exponent)
+Tensor.matmul = lambda self, other: linalg.matmul(self, other)
+Tensor.mm = lambda self, other: linalg.mm(self, other)
+Tensor.bmm = lambda self, other: linalg.bmm(self, other)
+Tensor.neg = Tensor.__neg__
+Tensor.abs = Tensor.__abs__
+Tensor.maximum = lambda self, other: ew.binary(ew.Maximum, self, _tensor_arg(other, "maximum"))
+Tensor.minimum = lambda self, other: ew.binary(ew.Minimum, self, _tensor_arg(other, "minimum"))
+
+
+def _tensor_arg(x, name):
+    if not isinstance(x, Tensor):
+        raise TypeError(f"{name}(): argument 'other' must be Tensor, not {type(x).__name__}")
+    return x
+
+
+def _invert(t):
+    if t._data.dtype.kind != "b":
+        raise TypeError("~ (bitwise not) is only supported for bool tensors in minigrad")
+    return t == False  # noqa: E712  (elementwise, not identity)
+
+
+def _logical(a, b, prim):
+    if not isinstance(b, Tensor) or a._data.dtype.kind != "b" or b._data.dtype.kind != "b":
+        raise TypeError("& and | are only supported between bool tensors in minigrad")
+    a_, b_ = ew._operands(a, b)
+    return _make(getattr(a._device.backend, prim)(a_._data, b_._data), a._device)
+
+
+# ---- comparisons --------------------------------------------------------------------
+for _name, _prim in (("lt", "lt"), ("le", "le"), ("gt", "gt"), ("ge", "ge"), ("eq", "eq"), ("ne", "ne")):
+    def _cmp(self, other, _prim=_prim):
+        return compare(_prim, self, other)
+    setattr(Tensor, f"__{_name}__", _cmp)
+    setattr(Tensor, _name, _cmp)
+Tensor.__hash__ = lambda self: id(self)
+
+
+# ---- unary math ---------------------------------------------------------------------
+Tensor.exp = lambda self: ew.unary_float(ew.Exp, self)
+Tensor.log = lambda self: ew.unary_float(ew.Log, self)
+Tensor.sqrt = lambda self: ew.unary_float(ew.Sqrt, self)
+Tensor.sin = lambda self: ew.unary_float(ew.Sin, self)
+Tensor.cos = lambda self: ew.unary_float(ew.Cos, self)
+Tensor.tanh = lambda self: ew.unary_float(ew.Tanh, self)
+Tensor.sigmoid = lambda self: ew.unary_float(ew.Sigmoid, self)
+Tensor.relu = lambda self: ew.Relu.apply(self)
+Tensor.sign = lambda self: ew.Sign.apply(self)
+Tensor.square = lambda self: self * self
+Tensor.clamp = lambda self, min=None, max=None: ew.clamp(self, min, max)
+Tensor.clip = Tensor.clamp
+
+
+# ---- reductions -----------------------------------------------------------------------
+Tensor.sum = lambda self, dim=None, keepdim=False, *, dtype=None: red.sum(self, dim, keepdim, dtype=dtype)
+Tensor.mean = lambda self, dim=None, keepdim=False, *, dtype=None: red.mean(self, dim, keepdim, dtype=dtype)
+Tensor.max = lambda self, dim=None, keepdim=False: red.max(self, dim, keepdim)
+Tensor.min = lambda self, dim=None, keepdim=False: red.min(self, dim, keepdim)
+Tensor.amax = lambda self, dim=(), keepdim=False: red.amax(self, dim, keepdim)
+Tensor.amin = lambda self, dim=(), keepdim=False: red.amin(self, dim, keepdim)
+Tensor.argmax = lambda self, dim=None, keepdim=False: red.argmax(self, dim, keepdim)
+Tensor.argmin = lambda self, dim=None, keepdim=False: red.argmin(self, dim, keepdim)
+Tensor.var = lambda self, dim=None, unbiased=None, keepdim=False, *, correction=None: \
+    red.var(self, dim, unbiased, keepdim, correction=correction)
+Tensor.std = lambda self, dim=None, unbiased=None, keepdim=False, *, correction=None: \
+    red.std(self, dim, unbiased, keepdim, correction=correction)
+Tensor.softmax = lambda self, dim, dtype=None: red.softmax(self, dim, dtype)
+Tensor.log_softmax = lambda self, dim, dtype=None: red.log_softmax(self, dim, dtype)
+
+
+# ---- shape ----------------------------------------------------------------------------
+Tensor.reshape = lambda self, *shape: sh.reshape(self, _dims_arg(shape))
+Tensor.view = lambda self, *shape: sh.view(self, _dims_arg(shape))
+Tensor.flatten = lambda self, start_dim=0, end_dim=-1: sh.flatten(self, start_dim, end_dim)
+Tensor.squeeze = lambda self, dim=None: sh.squeeze(self, dim)
+Tensor.unsqueeze = lambda self, dim: sh.unsqueeze(self, dim)
+Tensor.transpose = lambda self, dim0, dim1: sh.transpose(self, dim0, dim1)
+Tensor.t = lambda self: sh.t(self)
+Tensor.T = property(lambda self: sh.permute(self, tuple(range(self._data.ndim))[::-1]))
+Tensor.mT = property(lambda self: sh.transpose(self, -2, -1))
+Tensor.permute = lambda self, *dims: sh.permute(self, tuple(_dims_arg(dims)))
+Tensor.expand = lambda self, *sizes: sh.expand(self, tuple(_dims_arg(sizes)))
+Tensor.expand_as = lambda self, other: sh.expand(self, other._data.shape)
+Tensor.reshape_as = lambda self, other: sh.reshape(self, other._data.shape)
+Tensor.view_as = lambda self, other: sh.view(self, other._data.shape)
+Tensor.contiguous = lambda self: sh.contiguous(self)
+Tensor.is_contiguous = lambda self: self._device.backend.is_contiguous(self._data)
+Tensor.clone = lambda self: sh.Clone.apply(self)
+Tensor.split = lambda self, split_size, dim=0: join.split(self, split_size, dim)
+Tensor.chunk = lambda self, chunks, dim=0: join.chunk(self, chunks, dim)
+Tensor.__getitem__ = lambda self, index: ix.getitem(self, index)
+Tensor.__setitem__ = lambda self, index, value: ix.setitem(self, index, value) and None
+
+
+# ---- in-place ------------------------------------------------------------------------------
+def _add_(self, other, alpha=1):
+    return inplace(self, lambda t: binary(ew.Add, t, other if alpha == 1 else other * alpha), other)
+
+
+def _sub_(self, other, alpha=1):
+    return inplace(self, lambda t: binary(ew.Sub, t, other if alpha == 1 else other * alpha), other)
+
+
+def _check_result(r):
+    if r is NotImplemented:
+        raise TypeError("unsupported operand type for an in-place op")
+    return r
+
+
+Tensor.add_ = _add_
+Tensor.sub_ = _sub_
+Tensor.mul_ = lambda self, other: inplace(self, lambda t: _check_result(binary(ew.Mul, t, other)), other)
+Tensor.div_ = lambda self, other: inplace(self, lambda t: _check_result(binary(ew.Div, t, other, True)), other)
+Tensor.clamp_ = lambda self, min=None, max=None: inplace(self, lambda t: ew.clamp(t, min, max))
+Tensor.clip_ = Tensor.clamp_
+Tensor.__iadd__ = _add_
+Tensor.__isub__ = _sub_
+Tensor.__imul__ = Tensor.mul_
+Tensor.__itruediv__ = Tensor.div_
+
+
+def _zero_(self):
+    return _fill_(self, 0)
+
+
+def _fill_(self, value):
+    be = self._device.backend
+    if isinstance(value, Tensor):
+        if value._data.ndim:
+            raise RuntimeError(f"fill_ only supports 0-dimension value tensor but got tensor with "
+                               f"{value._data.ndim} dimensions.")
+        v = value.to(self._device).to(self.dtype).expand(self._data.shape)
+        return inplace(self, lambda t: v * 1 if v._requires_grad else v, value)
+    filled = _make(be.full(self._data.shape, value, self._data.dtype), self._device)
+    return inplace(self, lambda t: filled)
+
+
+def _copy_(self, src, non_blocking=False):
+    if not isinstance(src, Tensor):
+        raise TypeError(f"copy_(): argument 'src' must be Tensor, not {type(src).__name__}")
+    from .ops.broadcast import broadcast_shape
+    if broadcast_shape(self._data.shape, src._data.shape) != self._data.shape:
+        raise RuntimeError(f"output with shape {list(self._data.shape)} doesn't match the broadcast shape "
+                           f"{list(broadcast_shape(self._data.shape, src._data.shape))}")
+    moved = src.to(self._device).to(self.dtype)
+    return inplace(self, lambda t: moved.expand(self._data.shape) * 1
+                   if moved._requires_grad else moved.expand(self._data.shape), src)
+
+
+Tensor.zero_ = _zero_
+Tensor.fill_ = _fill_
+Tensor.copy_ = _copy_
+
+
+def _type_as(self, other):
+    return self.to(other.dtype)
+
+
+Tensor.type_as = _type_as
+
+
+def _new_factory(name):
+    def new(self, *args, dtype=None, device=None, requires_grad=False):
+        from . import creation
+        return getattr(creation, name)(*args, dtype=dtype or self.dtype, device=device or self._device,
+                                       requires_grad=requires_grad)
+    new.__name__ = "new_" + name
+    return new
+
+
+Tensor.new_zeros = _new_factory("zeros")
+Tensor.new_ones = _new_factory("ones")
+Tensor.new_full = _new_factory("full")
+Tensor.new_empty = _new_factory("empty")
+Tensor.new_tensor = _new_factory("tensor")
