@@ -374,13 +374,13 @@ class Tensor:
             if self._hooks is None:
                 self._hooks = {}
             self._hooks[handle.id] = hook
-            handle._dict = weakref.ref(self._hooks)
+            handle._dict = self._hooks
         else:
             node = self.grad_fn
             if node._tensor_hooks is None:
                 node._tensor_hooks = {}
             node._tensor_hooks[handle.id] = (self._output_nr, hook)
-            handle._dict = weakref.ref(node._tensor_hooks)
+            handle._dict = node._tensor_hooks
         return handle
 
 
@@ -393,9 +393,8 @@ class _HookHandle:
         self._dict = None
 
     def remove(self):
-        d = self._dict() if self._dict is not None else None
-        if d is not None:
-            d.pop(self.id, None)
+        if self._dict is not None:
+            self._dict.pop(self.id, None)
 
     def __enter__(self):
         return self

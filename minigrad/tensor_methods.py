@@ -89,6 +89,7 @@ Tensor.relu = lambda self: ew.Relu.apply(self)
 Tensor.sign = lambda self: ew.Sign.apply(self)
 Tensor.square = lambda self: self * self
 Tensor.clamp = lambda self, min=None, max=None: ew.clamp(self, min, max)
+Tensor.where = lambda self, condition, other: ew.where(condition, self, other)
 Tensor.clip = Tensor.clamp
 
 
@@ -130,7 +131,13 @@ Tensor.clone = lambda self: sh.Clone.apply(self)
 Tensor.split = lambda self, split_size, dim=0: join.split(self, split_size, dim)
 Tensor.chunk = lambda self, chunks, dim=0: join.chunk(self, chunks, dim)
 Tensor.__getitem__ = lambda self, index: ix.getitem(self, index)
-Tensor.__setitem__ = lambda self, index, value: ix.setitem(self, index, value) and None
+
+
+def _setitem(self, index, value):
+    ix.setitem(self, index, value)
+
+
+Tensor.__setitem__ = _setitem
 
 
 # ---- in-place ------------------------------------------------------------------------------
@@ -161,31 +168,33 @@ Tensor.__itruediv__ = Tensor.div_
 
 
 def _zero_(self):
-    return _fill_(self, 0)
+    return _fill(self, 0, ew.Zero)
 
 
 def _fill_(self, value):
-    be = self._device.backend
-    if isinstance(value, Tensor):
-        if value._data.ndim:
-            raise RuntimeError(f"fill_ only supports 0-dimension value tensor but got tensor with "
-                               f"{value._data.ndim} dimensions.")
-        v = value.to(self._device).to(self.dtype).expand(self._data.shape)
-        return inplace(self, lambda t: v * 1 if v._requires_grad else v, value)
-    filled = _make(be.full(self._data.shape, value, self._data.dtype), self._device)
-    return inplace(self, lambda t: filled)
+    if isinstance(value, Tensor) and value._data.ndim:
+        raise RuntimeError(f"fill_ only supports 0-dimension value tensor but got tensor with "
+                           f"{value._data.ndim} dimensions.")
+    return _fill(self, value, ew.Fill)
+
+
+def _fill(self, value, cls):
+    if not isinstance(value, Tensor):
+        value = _make(self._device.backend.full((), value, self._data.dtype), self._device)
+    src = value.to(self._device)
+    return inplace(self, lambda t: cls.apply(t, src), src)
 
 
 def _copy_(self, src, non_blocking=False):
     if not isinstance(src, Tensor):
         raise TypeError(f"copy_(): argument 'src' must be Tensor, not {type(src).__name__}")
     from .ops.broadcast import broadcast_shape
-    if broadcast_shape(self._data.shape, src._data.shape) != self._data.shape:
+    shape = broadcast_shape(self._data.shape, src._data.shape)
+    if shape != self._data.shape:
         raise RuntimeError(f"output with shape {list(self._data.shape)} doesn't match the broadcast shape "
-                           f"{list(broadcast_shape(self._data.shape, src._data.shape))}")
-    moved = src.to(self._device).to(self.dtype)
-    return inplace(self, lambda t: moved.expand(self._data.shape) * 1
-                   if moved._requires_grad else moved.expand(self._data.shape), src)
+                           f"{list(shape)}")
+    moved = src.to(self._device)
+    return inplace(self, lambda t: ew.Overwrite.apply(t, moved), moved)
 
 
 Tensor.zero_ = _zero_

@@ -47,7 +47,7 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, 
         results = _engine.run_backward(tensors, grads, retain_graph, create_graph, inputs, True)
         for t, g in zip(inputs, results):
             if g is not None:
-                _engine._accumulate(t, g, set(), create_graph)
+                _engine.accumulate(t, g, set(), create_graph)
         return
     _engine.run_backward(tensors, grads, retain_graph, create_graph)
 
@@ -71,4 +71,4 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
     return result
 
 
-from .gradcheck import gradcheck, gradgradcheck  # noqa: E402,F401
+from .gradcheck import gradcheck, gradgradcheck, GradcheckError  # noqa: E402,F401

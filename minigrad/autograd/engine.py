@@ -1,21 +1,22 @@
 """The backward engine: iterative, dependency-counted traversal of the graph.
 
-No recursion anywhere, so a 100,000-node chain works. Each node runs once all the
-nodes that feed it a gradient have run; gradients for one output add up before that.
+No recursion anywhere, so a 100,000-node chain works. Each node runs once all the nodes
+that feed it a gradient have run; gradients for one output add up before that.
+
+Without create_graph nothing records a graph, so gradients travel as raw backend arrays and
+ops that define `backward_raw` skip the Tensor layer (the common, hot case). With
+create_graph they travel as Tensors through each op's Tensor-level `backward`.
 """
-from .function import AccumulateGrad, BackwardCFunction
+from .function import AccumulateGrad, accumulator
 from .grad_mode import _GradState
 
 
 def _collect(roots):
-    """Dependency counts (edges into each node) and a topological order, iteratively."""
+    """Dependency counts (edges into each node) and a post-order of the graph, iteratively."""
     deps = {}
-    order = []  # post-order: every node after all the nodes it points to
-    seen = set()
+    order = []
+    seen = set(roots)
     for root in roots:
-        if root in seen:
-            continue
-        seen.add(root)
         stack = [(root, iter(root.next_functions))]
         while stack:
             node, it = stack[-1]
@@ -33,75 +34,65 @@ def _collect(roots):
     return deps, order
 
 
-def run_backward(outputs, grads, retain_graph, create_graph, inputs=None, allow_unused=False):
-    """Backpropagate grads from outputs. With inputs (autograd.grad), return their gradients
-    instead of accumulating into leaves' .grad."""
-    roots = {}
-    for t, g in zip(outputs, grads):
-        node = t.grad_fn if t.grad_fn is not None else _leaf_node(t)
-        buf = roots.setdefault(node, {})
-        nr = t._output_nr
-        buf[nr] = g if nr not in buf else buf[nr] + g
+def _node_of(t):
+    return (t.grad_fn, t._output_nr) if t.grad_fn is not None else (accumulator(t), 0)
 
-    deps, order = _collect(roots)
-    capture = None
+
+def run_backward(outputs, grads, retain_graph, create_graph, inputs=None, allow_unused=False):
+    """Backpropagate grads (Tensors) from outputs. With inputs (autograd.grad), return the
+    inputs' gradients instead of accumulating into leaves' .grad."""
+    from ..tensor import _make
+    raw = not create_graph
+    buffers = {}
+    for t, g in zip(outputs, grads):
+        node, nr = _node_of(t)
+        _add_to(buffers, node, nr, g._data if raw else g, t._device, raw)
+
+    deps, order = _collect(list(buffers))
+    capture = needed = None
     if inputs is not None:
         capture = {}
         for i, t in enumerate(inputs):
-            node = t.grad_fn if t.grad_fn is not None else _leaf_node(t)
-            capture.setdefault(node, []).append((i, t._output_nr if t.grad_fn is not None else 0))
-        # prune: run only the nodes from which some input can be reached
-        needed = set()
+            node, nr = _node_of(t)
+            capture.setdefault(node, []).append((i, nr))
+        needed = set()  # run only the nodes from which some input can be reached
         for node in order:
             if node in capture or any(n in needed for n, _ in node.next_functions if n is not None):
                 needed.add(node)
         results = [None] * len(inputs)
 
-    buffers = roots
-    ready = [n for n in roots if deps.get(n, 0) == 0]
-    handed_out = set()  # ids of grad tensors already stored in some .grad (copy before reuse)
+    ready = [n for n in buffers if n not in deps]
+    handed_out = set()  # ids of arrays already stored as some leaf's .grad
     prev, _GradState.enabled = _GradState.enabled, create_graph
     try:
         while ready:
             node = ready.pop()
-            buf = buffers.pop(node, None) or {}
-            if node._tensor_hooks:
-                for nr, hook in list(node._tensor_hooks.values()):
-                    if buf.get(nr) is not None:
-                        new = hook(buf[nr])
-                        if new is not None:
-                            buf[nr] = new
-            if node._retained:
-                for nr, ref in node._retained.items():
-                    t = ref()
-                    if t is not None and buf.get(nr) is not None:
-                        g = buf[nr]
-                        t._grad = g.clone() if t._grad is None else t._grad + g
+            buf = buffers.pop(node, None)
+            if buf is None:
+                _release(node, deps, ready, retain_graph)  # nothing flowed here: pass nothing on
+                continue
+            if node._tensor_hooks or node._retained:
+                _run_tensor_hooks(node, buf, raw)
             if capture is not None:
                 for i, nr in capture.get(node, ()):
-                    results[i] = buf.get(nr)
-                if node not in needed or type(node) is AccumulateGrad:
+                    g = buf.get(nr)
+                    results[i] = _make(g, node._device) if raw and g is not None else g
+                if node not in needed or node.__class__ is AccumulateGrad:
                     _release(node, deps, ready, retain_graph)
                     continue
-            if type(node) is AccumulateGrad:
-                if buf.get(0) is not None:
-                    _accumulate(node.variable, buf[0], handed_out, create_graph)
+            if node.__class__ is AccumulateGrad:
+                g = buf.get(0)
+                if g is not None:
+                    var = node.variable
+                    accumulate(var, _make(g, var._device) if raw else g, handed_out, create_graph)
                 continue
-            if not buf:
-                _release(node, deps, ready, retain_graph)  # nothing flowed here: pass None on
-                continue
-            grads_in = _call(node, buf, retain_graph)
+            grads_in = _call(node, buf, raw, retain_graph)
+            dev = node._device
             for (nxt, nr), g in zip(node.next_functions, grads_in):
                 if nxt is None:
                     continue
                 if g is not None:
-                    nb = buffers.get(nxt)
-                    if nb is None:
-                        buffers[nxt] = {nr: g}
-                    elif nr in nb:
-                        nb[nr] = nb[nr] + g
-                    else:
-                        nb[nr] = g
+                    _add_to(buffers, nxt, nr, g, dev, raw)
                 d = deps[nxt] - 1
                 deps[nxt] = d
                 if d == 0:
@@ -110,21 +101,43 @@ def run_backward(outputs, grads, retain_graph, create_graph, inputs=None, allow_
         _GradState.enabled = prev
 
     if capture is not None:
-        for i, t in enumerate(inputs):
-            if results[i] is None and not allow_unused:
-                raise RuntimeError("One of the differentiated Tensors appears to not have been used "
-                                   "in the graph. Set allow_unused=True if this is the desired behavior.")
+        if not allow_unused and None in results:
+            raise RuntimeError("One of the differentiated Tensors appears to not have been used "
+                               "in the graph. Set allow_unused=True if this is the desired behavior.")
         return tuple(results)
     return None
 
 
-def _leaf_node(t):
-    from .function import accumulator
-    return accumulator(t)
+def _add_to(buffers, node, nr, g, device, raw):
+    buf = buffers.get(node)
+    if buf is None:
+        buffers[node] = {nr: g}
+    elif nr in buf:
+        buf[nr] = device.backend.add(buf[nr], g) if raw else buf[nr] + g
+    else:
+        buf[nr] = g
+
+
+def _run_tensor_hooks(node, buf, raw):
+    from ..tensor import _make
+    dev = node._device
+    if node._tensor_hooks:
+        for nr, hook in list(node._tensor_hooks.values()):
+            g = buf.get(nr)
+            if g is not None:
+                new = hook(_make(g, dev) if raw else g)
+                if new is not None:
+                    buf[nr] = new._data if raw else new
+    if node._retained:
+        for nr, ref in node._retained.items():
+            t, g = ref(), buf.get(nr)
+            if t is not None and g is not None:
+                g = _make(dev.backend.copy(g), dev) if raw else g.clone()
+                t._grad = g if t._grad is None else t._grad + g
 
 
 def _release(node, deps, ready, retain_graph):
-    if not retain_graph and isinstance(node, BackwardCFunction):
+    if not retain_graph and node.__class__ is not AccumulateGrad:
         node._saved = None
     for nxt, _ in node.next_functions:
         if nxt is not None:
@@ -134,18 +147,43 @@ def _release(node, deps, ready, retain_graph):
                 ready.append(nxt)
 
 
-def _call(node, buf, retain_graph):
-    n_out = len(node._out_meta) if node._out_meta is not None else 1
-    grads = [buf.get(i) for i in range(n_out)]
-    if node.materialize_grads and None in grads:
-        from ..tensor import _zeros_meta
-        grads = [g if g is not None else _zeros_meta(*node._out_meta[i]) for i, g in enumerate(grads)]
+def _call(node, buf, raw, retain_graph):
+    from ..tensor import _make
+    meta = node._out_meta
+    if meta is None:
+        grads = [buf.get(0)]
+    else:
+        grads = [buf.get(i) for i in range(len(meta))]
+        if node.materialize_grads and any(g is None for g in grads):
+            grads = [g if g is not None else _zeros(meta[i], raw) for i, g in enumerate(grads)]
     cls = node._forward_cls
-    result = cls.backward(node, *grads)
+    dev = node._device
+    result = NotImplemented
+    if raw and cls._builtin and hasattr(cls, "backward_raw"):
+        result = cls.backward_raw(node, dev.backend, *grads)
+    if result is NotImplemented:
+        if raw:
+            grads = [_make(g, dev) if g is not None else None for g in grads]
+        result = cls.backward(node, *grads)
+        if not isinstance(result, tuple):
+            result = (result,)
+        result = _check_grads(node, result)
+        if raw:
+            result = [g._data if g is not None else None for g in result]
+    elif not isinstance(result, tuple):
+        result = (result,)
     if not retain_graph:
         node._saved = None
-    if not isinstance(result, tuple):
-        result = (result,)
+    return result
+
+
+def _zeros(meta, raw):
+    from ..tensor import _zeros_meta
+    t = _zeros_meta(*meta)
+    return t._data if raw else t
+
+
+def _check_grads(node, result):
     n_in = len(node.next_functions)
     if len(result) != n_in:
         if len(result) > n_in and all(r is None for r in result[n_in:]):
@@ -153,13 +191,10 @@ def _call(node, buf, retain_graph):
         else:
             raise RuntimeError(f"function {node.name()} returned an incorrect number of gradients "
                                f"(expected {n_in}, got {len(result)})")
-    if not cls._builtin:
-        result = _check_custom_grads(node, result)
-    return result
-
-
-def _check_custom_grads(node, result):
+    if node._forward_cls._builtin:
+        return result
     from ..tensor import Tensor
+    from ..dtypes import from_numpy_dtype
     checked = []
     for i, (g, meta) in enumerate(zip(result, node._input_meta)):
         if g is None or meta is None:
@@ -170,12 +205,12 @@ def _check_custom_grads(node, result):
                             f"{type(g).__name__} at index {i}; expected a Tensor or None")
         shape, dtype = meta
         if g._data.shape != shape:
-            if g.numel() != _numel(shape):
+            if g._data.size != _numel(shape):
                 raise RuntimeError(f"Function {node.name()} returned an invalid gradient at index {i} - "
                                    f"got {list(g._data.shape)} but expected shape compatible with {list(shape)}")
             g = g.reshape(shape)
         if g._data.dtype != dtype:
-            g = g.to(_dtype_of(dtype))
+            g = g.to(from_numpy_dtype(dtype))
         checked.append(g)
     return tuple(checked)
 
@@ -187,12 +222,8 @@ def _numel(shape):
     return n
 
 
-def _dtype_of(npd):
-    from ..dtypes import from_numpy_dtype
-    return from_numpy_dtype(npd)
-
-
-def _accumulate(var, g, handed_out, create_graph):
+def accumulate(var, g, handed_out, create_graph):
+    """Add gradient g (a Tensor) into leaf var's .grad, after the leaf's hooks."""
     if var._hooks:
         for hook in list(var._hooks.values()):
             new = hook(g)
@@ -200,13 +231,22 @@ def _accumulate(var, g, handed_out, create_graph):
                 g = new
     old = var._grad
     if old is None:
-        if id(g) in handed_out or g._vc is not None or g._base is not None:
-            g = g.clone()  # the same tensor reached another leaf already, or is a view
-        elif not create_graph:
-            g = g.detach()
-        handed_out.add(id(g))
+        data = g._data
+        if not create_graph:
+            # store memory nobody else holds: not a view (e.g. an expanded gradient), not an
+            # array already given to another leaf in this pass
+            if id(data) in handed_out or data.base is not None or g._vc is not None:
+                g = _copy(g)
+            elif g.grad_fn is not None or g._requires_grad:
+                g = g.detach()
+            handed_out.add(id(g._data))
         var._grad = g
     elif create_graph or old.grad_fn is not None:
         var._grad = old + g
     else:
         old._device.backend.iadd(old._data, g._data)  # in place, as torch accumulates
+
+
+def _copy(g):
+    from ..tensor import _make
+    return _make(g._device.backend.copy(g._data), g._device)

@@ -7,12 +7,15 @@ Function (`MulBackward0`, `MyFnBackward`), holding the saved tensors and the edg
 """
 import weakref
 
+_new = object.__new__
+
 from .grad_mode import _GradState
 
 
 class Node:
     """Base of everything found in `grad_fn` and `next_functions`."""
     next_functions = ()
+    _device = None         # where the node's gradients live (set when recorded)
     _tensor_hooks = None   # {handle id: (output_nr, fn)}: hooks of the tensors this node made
     _retained = None       # {output_nr: weakref to a tensor that called retain_grad()}
 
@@ -28,6 +31,7 @@ class AccumulateGrad(Node):
 
     def __init__(self, variable):
         self.variable = variable
+        self._device = variable._device
 
 
 def accumulator(t):
@@ -84,8 +88,10 @@ class BackwardCFunction(Node):
                 raise RuntimeError(_modified_message(t, version, self, output_nr))
             if output_nr >= 0:
                 # an output saved without its grad_fn (no reference cycle): reattach it here
-                t = t._alias()
-                t.grad_fn, t._output_nr, t._requires_grad = self, output_nr, True
+                alias = _new(Tensor)
+                alias._data, alias._device, alias._vc = t._data, t._device, t._vc
+                alias.grad_fn, alias._output_nr, alias._requires_grad = self, output_nr, True
+                t = alias
             out.append(t)
         return tuple(out)
 
@@ -99,7 +105,13 @@ class BackwardCFunction(Node):
             version = vc[0] if vc is not None else 0
             for i, o in enumerate(outputs):
                 if o is t:
-                    packed.append((t._alias(), version, i))
+                    # keep the memory and version counter, not the tensor (that would be a cycle)
+                    alias = _new(Tensor)
+                    alias._data, alias._device = t._data, t._device
+                    if vc is None:
+                        vc = t._vc = [0, 0]
+                    alias._vc = vc
+                    packed.append((alias, version, i))
                     break
             else:
                 packed.append((t, version, -1))
@@ -206,10 +218,12 @@ def _record(cls, args, needs):
     nondiff = ctx._non_differentiable
     if isinstance(out, tuple):
         outputs = out
+        ctx._device = next(o._device for o in out if isinstance(o, Tensor))
         ctx._out_meta = [(o._data.shape, o._data.dtype, o._device) if isinstance(o, Tensor) else None
                          for o in out]
     else:
         outputs = (out,)
+        ctx._device = out._device
     for i, o in enumerate(outputs):
         if (isinstance(o, Tensor) and o._data.dtype.kind == "f"
                 and not any(o is t for t in nondiff)):

@@ -102,7 +102,7 @@ def sigmoid(a):
 
 
 def relu(a):
-    return np.asarray(np.maximum(a, 0))
+    return np.maximum(a, 0, dtype=a.dtype) if a.ndim else np.asarray(np.maximum(a, 0))
 
 
 add = _returns_array(np.add)

@@ -158,10 +158,17 @@ def profile(workloads, lib, steps):
         pstats.Stats(profiler).strip_dirs().sort_stats("tottime").print_stats(25)
 
 
+def positive_int(text):
+    n = int(text)
+    if n < 1:
+        raise ValueError(text)
+    return n
+
+
 def add_arguments(parser):
-    parser.add_argument("--threads", type=int, default=1,
+    parser.add_argument("--threads", type=positive_int, default=1,
                         help="threads for both libraries (BLAS/OpenMP env vars, torch.set_num_threads); default 1")
-    parser.add_argument("--repeat", type=int, default=None,
+    parser.add_argument("--repeat", type=positive_int, default=None,
                         help="timed repeats per library and workload, median reported (default 7, 3 with --quick)")
     parser.add_argument("--quick", action="store_true", help="short runs, a few seconds in all (smoke test)")
     parser.add_argument("--workload", action="append", choices=list(BY_NAME),

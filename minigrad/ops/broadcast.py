@@ -33,3 +33,18 @@ def sum_to(g, shape):
     if lead or g._data.shape != shape:
         g = g.reshape(shape)
     return g
+
+
+def sum_to_array(be, g, shape):
+    """sum_to on a backend array (the raw backward path)."""
+    gshape = g.shape
+    if gshape == shape:
+        return g
+    lead = len(gshape) - len(shape)
+    dims = tuple(range(lead)) + tuple(i + lead for i, s in enumerate(shape)
+                                       if s == 1 and gshape[i + lead] != 1)
+    if dims:
+        g = be.sum(g, dims, True)
+    if g.shape != shape:
+        g = be.reshape(g, shape)
+    return g

@@ -4,7 +4,7 @@ from numbers import Number
 from ..autograd.function import Function
 from ..dtypes import result_type, get_default_dtype, int64, bool_
 from ..tensor import Tensor, _make
-from .broadcast import broadcast_shape, sum_to
+from .broadcast import broadcast_shape, sum_to, sum_to_array
 
 
 class Builtin(Function):
@@ -101,6 +101,12 @@ class Add(Builtin):
         return (sum_to(g, ctx.shapes[0]) if na else None,
                 sum_to(g, ctx.shapes[1]) if nb else None)
 
+    @staticmethod
+    def backward_raw(ctx, be, g):
+        na, nb = ctx.needs_input_grad
+        return (sum_to_array(be, g, ctx.shapes[0]) if na else None,
+                sum_to_array(be, g, ctx.shapes[1]) if nb else None)
+
 
 class Sub(Builtin):
     _node_name = "SubBackward0"
@@ -115,6 +121,12 @@ class Sub(Builtin):
         na, nb = ctx.needs_input_grad
         return (sum_to(g, ctx.shapes[0]) if na else None,
                 sum_to(-g, ctx.shapes[1]) if nb else None)
+
+    @staticmethod
+    def backward_raw(ctx, be, g):
+        na, nb = ctx.needs_input_grad
+        return (sum_to_array(be, g, ctx.shapes[0]) if na else None,
+                sum_to_array(be, be.neg(g), ctx.shapes[1]) if nb else None)
 
 
 class Mul(Builtin):
@@ -138,6 +150,14 @@ class Mul(Builtin):
         return (sum_to(g * other, ctx.shapes[0]) if na else None,
                 sum_to(g * a, ctx.shapes[1]) if nb else None)
 
+    @staticmethod
+    def backward_raw(ctx, be, g):
+        a, b = ctx.saved_tensors
+        na, nb = ctx.needs_input_grad
+        other = ctx.scalar if b is None else b._data
+        return (sum_to_array(be, be.mul(g, other), ctx.shapes[0]) if na else None,
+                sum_to_array(be, be.mul(g, a._data), ctx.shapes[1]) if nb else None)
+
 
 class Div(Builtin):
     _node_name = "DivBackward0"
@@ -160,6 +180,15 @@ class Div(Builtin):
         other = ctx.scalar if b is None else b
         return (sum_to(g / other, ctx.shapes[0]) if na else None,
                 sum_to(-g * out / b, ctx.shapes[1]) if nb else None)
+
+    @staticmethod
+    def backward_raw(ctx, be, g):
+        b, out = ctx.saved_tensors
+        na, nb = ctx.needs_input_grad
+        other = ctx.scalar if b is None else b._data
+        return (sum_to_array(be, be.div(g, other), ctx.shapes[0]) if na else None,
+                sum_to_array(be, be.neg(be.div(be.mul(g, out._data), other)), ctx.shapes[1])
+                if nb else None)
 
 
 class Pow(Builtin):
@@ -197,6 +226,17 @@ class Pow(Builtin):
             gb = where((a == 0) & (b >= 0), 0.0, g * out * a.log())
             gb = sum_to(gb, ctx.shapes[1])
         return ga, gb
+
+    @staticmethod
+    def backward_raw(ctx, be, g):
+        if ctx.scalar is None or not ctx.needs_input_grad[0]:
+            return NotImplemented  # tensor exponents take the Tensor path
+        a, _, _ = ctx.saved_tensors
+        p = ctx.scalar
+        if p == 0:
+            return be.mul(g, 0.0), None
+        grad = be.mul(g, 2.0 * a._data) if p == 2 else be.mul(be.mul(g, p), be.pow(a._data, p - 1))
+        return grad, None
 
 
 class Maximum(Builtin):
@@ -256,6 +296,10 @@ class Neg(Builtin):
     def backward(ctx, g):
         return -g
 
+    @staticmethod
+    def backward_raw(ctx, be, g):
+        return be.neg(g)
+
 
 class Abs(Builtin):
     _node_name = "AbsBackward0"
@@ -310,6 +354,11 @@ class Exp(_SavesOutput):
         out, = ctx.saved_tensors
         return g * out
 
+    @staticmethod
+    def backward_raw(ctx, be, g):
+        out, = ctx.saved_tensors
+        return be.mul(g, out._data)
+
 
 class Log(_SavesInput):
     _node_name, _prim = "LogBackward0", "log"
@@ -318,6 +367,11 @@ class Log(_SavesInput):
     def backward(ctx, g):
         a, = ctx.saved_tensors
         return g / a
+
+    @staticmethod
+    def backward_raw(ctx, be, g):
+        a, = ctx.saved_tensors
+        return be.div(g, a._data)
 
 
 class Sqrt(_SavesOutput):
@@ -355,6 +409,11 @@ class Tanh(_SavesOutput):
         out, = ctx.saved_tensors
         return g * (1 - out * out)
 
+    @staticmethod
+    def backward_raw(ctx, be, g):
+        o = ctx.saved_tensors[0]._data
+        return be.mul(g, be.sub(1, be.mul(o, o)))
+
 
 class Sigmoid(_SavesOutput):
     _node_name, _prim = "SigmoidBackward0", "sigmoid"
@@ -364,6 +423,11 @@ class Sigmoid(_SavesOutput):
         out, = ctx.saved_tensors
         return g * out * (1 - out)
 
+    @staticmethod
+    def backward_raw(ctx, be, g):
+        o = ctx.saved_tensors[0]._data
+        return be.mul(be.mul(g, o), be.sub(1, o))
+
 
 class Relu(_SavesOutput):
     _node_name, _prim = "ReluBackward0", "relu"
@@ -372,6 +436,11 @@ class Relu(_SavesOutput):
     def backward(ctx, g):
         out, = ctx.saved_tensors
         return where(out > 0, g, 0.0)
+
+    @staticmethod
+    def backward_raw(ctx, be, g):
+        o = ctx.saved_tensors[0]._data
+        return be.mul(g, be.gt(o, 0))
 
 
 class Clamp(Builtin):
@@ -395,6 +464,10 @@ class Clamp(Builtin):
     def backward(ctx, g):
         mask, = ctx.saved_tensors
         return where(mask, g, 0.0), None, None
+
+    @staticmethod
+    def backward_raw(ctx, be, g):
+        return be.mul(g, ctx.saved_tensors[0]._data), None, None
 
 
 def clamp(a, min=None, max=None):
@@ -462,6 +535,34 @@ class ToCopy(Builtin):
     def backward(ctx, g):
         return g.to(ctx.in_dtype), None
 
+    @staticmethod
+    def backward_raw(ctx, be, g):
+        return be.astype(g, ctx.in_dtype.np), None
+
 
 def unary_float(cls, a):
     return cls.apply(_float_input(a))
+
+
+class Overwrite(Builtin):
+    """t's values replaced by src broadcast to t's shape (copy_, fill_, zero_): t gets no gradient."""
+    _node_name = "CopyBackwards"
+
+    @staticmethod
+    def forward(ctx, t, src):
+        ctx.src_shape = src._data.shape
+        be = t._device.backend
+        return _make(be.astype(be.broadcast_to(src._data, t._data.shape), t._data.dtype), t._device)
+
+    @staticmethod
+    def backward(ctx, g):
+        na, ns = ctx.needs_input_grad
+        return (g * 0.0 if na else None), (sum_to(g, ctx.src_shape) if ns else None)
+
+
+class Fill(Overwrite):
+    _node_name = "FillBackward0"
+
+
+class Zero(Overwrite):
+    _node_name = "ZeroBackward0"

@@ -66,6 +66,10 @@ class Index(Builtin):
     def backward(ctx, g):
         return IndexAdd.apply(g, ctx.shape, ctx.index), None, None
 
+    @staticmethod
+    def backward_raw(ctx, be, g):
+        return be.index_add(ctx.shape, ctx.index, g, g.dtype), None, None
+
 
 class Slice(Index):
     _node_name = "SliceBackward0"

@@ -24,6 +24,9 @@ def inplace(t, compute, other=None):
                 "`x[idx] = x[idx] + y` rather than `x[idx] += y`, or clone() the view first.")
         old = t._alias()
         old._base = None
+        if isinstance(other, Tensor) and other._requires_grad:
+            # the op may save the old value for other's gradient (mul_): keep a copy of it
+            old._data, old._vc = t._device.backend.copy(t._data), None
         old.grad_fn, old._output_nr, old._requires_grad = t.grad_fn, t._output_nr, t._requires_grad
         result = compute(old)
     else:
@@ -38,7 +41,7 @@ def inplace(t, compute, other=None):
     if result._data is not t._data:
         t._device.backend.copyto(t._data, result._data)
     t._bump_version()
-    if tracked and result.grad_fn is not None:
-        t.grad_fn, t._output_nr, t._requires_grad = result.grad_fn, result._output_nr, True
+    if tracked:
+        t.grad_fn, t._output_nr, t._requires_grad = result.grad_fn, result._output_nr, result._requires_grad
         t._vc[1] += 1  # views made before this op no longer describe the graph
     return t

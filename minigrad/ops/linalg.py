@@ -1,6 +1,6 @@
 """Matrix products: matmul (1-d, 2-d, batched, broadcast batched), mm, bmm."""
 from ..tensor import Tensor, _make
-from .broadcast import broadcast_shape, sum_to
+from .broadcast import broadcast_shape, sum_to, sum_to_array
 from .elementwise import Builtin, device_error
 
 
@@ -20,6 +20,8 @@ class Matmul(Builtin):
         a, b = ctx.saved_tensors
         sa, sb = ctx.shapes
         na, nb = ctx.needs_input_grad
+        if len(sa) == 1 and len(sb) == 1:  # dot product: g is 0-d
+            return (g * b if na else None), (g * a if nb else None)
         # lift 1-d operands to matrices, as matmul itself does, then undo it
         if len(sa) == 1:
             g = g.unsqueeze(-2)
@@ -35,6 +37,16 @@ class Matmul(Builtin):
             gb = a.transpose(-1, -2) @ g
             gb = sum_to(gb, sb if len(sb) > 1 else sb + (1,)).reshape(sb)
         return ga, gb
+
+    @staticmethod
+    def backward_raw(ctx, be, g):
+        a, b = ctx.saved_tensors
+        sa, sb = ctx.shapes
+        if len(sa) != 2 or len(sb) != 2:
+            return NotImplemented  # 1-d and batched products take the Tensor path
+        na, nb = ctx.needs_input_grad
+        return (be.matmul(g, be.transpose(b._data, (1, 0))) if na else None,
+                be.matmul(be.transpose(a._data, (1, 0)), g) if nb else None)
 
 
 class Dot(Matmul):

@@ -31,6 +31,12 @@ def _expand_back(g, shape, dims, keepdim):
     return g.expand(shape)
 
 
+def _expand_back_array(be, g, shape, dims, keepdim):
+    if not keepdim and dims:
+        g = be.reshape(g, _kept_shape(shape, dims))
+    return be.broadcast_to(g, shape)
+
+
 def _count(shape, dims):
     n = 1
     for d in dims:
@@ -53,6 +59,10 @@ class Sum(Builtin):
     @staticmethod
     def backward(ctx, g):
         return _expand_back(g, ctx.shape, ctx.dims, ctx.keepdim), None, None, None
+
+    @staticmethod
+    def backward_raw(ctx, be, g):
+        return _expand_back_array(be, g, ctx.shape, ctx.dims, ctx.keepdim), None, None, None
 
 
 class SumDim(Sum):
@@ -79,6 +89,11 @@ class Mean(Builtin):
     def backward(ctx, g):
         n = _count(ctx.shape, ctx.dims)
         return _expand_back(g / n, ctx.shape, ctx.dims, ctx.keepdim), None, None
+
+    @staticmethod
+    def backward_raw(ctx, be, g):
+        n = _count(ctx.shape, ctx.dims)
+        return _expand_back_array(be, be.div(g, n), ctx.shape, ctx.dims, ctx.keepdim), None, None
 
 
 class MeanDim(Mean):
@@ -317,6 +332,11 @@ class LogSoftmax(Builtin):
         out, = ctx.saved_tensors
         return g - out.exp() * g.sum(ctx.dim, keepdim=True), None
 
+    @staticmethod
+    def backward_raw(ctx, be, g):
+        out = ctx.saved_tensors[0]._data
+        return be.sub(g, be.mul(be.exp(out), be.sum(g, (ctx.dim,), True))), None
+
 
 class Softmax(Builtin):
     _node_name = "SoftmaxBackward0"
@@ -332,6 +352,11 @@ class Softmax(Builtin):
     def backward(ctx, g):
         out, = ctx.saved_tensors
         return out * (g - (g * out).sum(ctx.dim, keepdim=True)), None
+
+    @staticmethod
+    def backward_raw(ctx, be, g):
+        out = ctx.saved_tensors[0]._data
+        return be.mul(out, be.sub(g, be.sum(be.mul(g, out), (ctx.dim,), True))), None
 
 
 def _softmax_input(a, dim, dtype):

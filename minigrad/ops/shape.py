@@ -1,6 +1,6 @@
 """Shape ops. Those that are views share memory and the version counter with their input."""
 from ..tensor import _make, _wrap_dim
-from .broadcast import sum_to
+from .broadcast import sum_to, sum_to_array
 from .elementwise import Builtin
 
 
@@ -56,6 +56,10 @@ class Reshape(Builtin):
     @staticmethod
     def backward(ctx, g):
         return g.reshape(ctx.in_shape), None
+
+    @staticmethod
+    def backward_raw(ctx, be, g):
+        return be.reshape(g, ctx.in_shape), None
 
 
 class View(Reshape):
@@ -133,6 +137,13 @@ class Permute(Builtin):
             inverse[ax] = i
         return g.permute(*inverse), None
 
+    @staticmethod
+    def backward_raw(ctx, be, g):
+        inverse = [0] * len(ctx.axes)
+        for i, ax in enumerate(ctx.axes):
+            inverse[ax] = i
+        return be.transpose(g, tuple(inverse)), None
+
 
 class Transpose(Permute):
     _node_name = "TransposeBackward0"
@@ -177,6 +188,10 @@ class Expand(Builtin):
     def backward(ctx, g):
         return sum_to(g, ctx.in_shape), None
 
+    @staticmethod
+    def backward_raw(ctx, be, g):
+        return sum_to_array(be, g, ctx.in_shape), None
+
 
 def expand(a, sizes):
     shape = a._data.shape
@@ -213,6 +228,10 @@ class Clone(Builtin):
 
     @staticmethod
     def backward(ctx, g):
+        return g
+
+    @staticmethod
+    def backward_raw(ctx, be, g):
         return g
 
 
