@@ -35,11 +35,26 @@ def _host_array(data):
         data = [_host_array(x) for x in data]
     try:
         arr = np.asarray(data)
-    except ValueError as e:
-        raise ValueError(f"expected a rectangular nested sequence of numbers: {e}") from None
+    except ValueError:
+        raise ValueError(_ragged_message(data)) from None
     if arr.dtype == object:
         raise TypeError(f"can't convert {type(data).__name__} of mixed or non-numeric elements to a tensor")
     return arr
+
+
+def _ragged_message(data):
+    """torch's message for a nested list whose rows differ in length, found breadth-first."""
+    level, dim = [data], 0
+    while level:
+        lengths = [len(x) for x in level if isinstance(x, (list, tuple))]
+        if lengths and (len(lengths) != len(level) or len(set(lengths)) > 1):
+            want = lengths[0]
+            got = next((len(x) if isinstance(x, (list, tuple)) else 0) for x in level
+                       if not isinstance(x, (list, tuple)) or len(x) != want)
+            return f"expected sequence of length {want} at dim {dim} (got {got})"
+        level = [y for x in level if isinstance(x, (list, tuple)) for y in x]
+        dim += 1
+    return "expected a rectangular nested sequence of numbers"
 
 
 def tensor(data, dtype=None, device=None, requires_grad=False, pin_memory=False):
@@ -97,7 +112,7 @@ def arange(start, end=None, step=1, dtype=None, device=None, requires_grad=False
     if step == 0:
         raise RuntimeError("step must be nonzero")
     if (vals[1] - vals[0]) * vals[2] < 0:
-        raise RuntimeError("upper bound and larger bound inconsistent with step sign")
+        raise RuntimeError("upper bound and lower bound inconsistent with step sign")
     if dtype is None:
         dtype = _dt.get_default_dtype() if any(isinstance(v, float) for v in vals) else _dt.int64
     d = _dt.to_dtype(dtype)

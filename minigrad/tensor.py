@@ -145,7 +145,9 @@ class Tensor:
                 raise TypeError(f"assigned grad expected to be a Tensor or None but got grad of type "
                                 f"{type(value).__name__}")
             if value._data.shape != self._data.shape:
-                raise RuntimeError("assigned grad has data of a different size")
+                raise RuntimeError(f"attempting to assign a gradient of size '{list(value._data.shape)}' to a "
+                                   f"tensor of size '{list(self._data.shape)}'. Please ensure that the "
+                                   "gradient and the tensor are the same size")
             if value._data.dtype != self._data.dtype:
                 raise RuntimeError("assigned grad has data of a different type")
             if value._device is not self._device:
@@ -216,6 +218,8 @@ class Tensor:
         return (self[i] for i in range(self._data.shape[0]))
 
     def __bool__(self):
+        if self._data.size == 0:
+            raise RuntimeError("Boolean value of Tensor with no values is ambiguous")
         if self._data.size != 1:
             raise RuntimeError("Boolean value of Tensor with more than one value is ambiguous")
         return bool(self.item())

@@ -62,7 +62,8 @@ def run_backward(outputs, grads, retain_graph, create_graph, inputs=None, allow_
         results = [None] * len(inputs)
 
     ready = [n for n in buffers if n not in deps]
-    handed_out = set()  # ids of arrays already stored as some leaf's .grad
+    # ids of memory owners already stored as some leaf's .grad, or given by the caller
+    handed_out = {id(g._data.base if g._data.base is not None else g._data) for g in grads}
     prev, _GradState.enabled = _GradState.enabled, create_graph
     try:
         while ready:
@@ -233,18 +234,25 @@ def accumulate(var, g, handed_out, create_graph):
     if old is None:
         data = g._data
         if not create_graph:
-            # store memory nobody else holds: not a view (e.g. an expanded gradient), not an
-            # array already given to another leaf in this pass
-            if id(data) in handed_out or data.base is not None or g._vc is not None:
+            # keep the gradient's memory unless another leaf (or the caller) holds it too, or
+            # it is a broadcast view whose elements alias each other
+            owner = data.base if data.base is not None else data
+            if id(owner) in handed_out or any(st == 0 and n > 1 for st, n in zip(data.strides, data.shape)):
                 g = _copy(g)
-            elif g.grad_fn is not None or g._requires_grad:
-                g = g.detach()
-            handed_out.add(id(g._data))
+                owner = g._data
+            elif g.grad_fn is not None or g._requires_grad or g._vc is not None:
+                g = _make_plain(g)
+            handed_out.add(id(owner))
         var._grad = g
     elif create_graph or old.grad_fn is not None:
         var._grad = old + g
     else:
         old._device.backend.iadd(old._data, g._data)  # in place, as torch accumulates
+
+
+def _make_plain(g):
+    from ..tensor import _make
+    return _make(g._data, g._device)
 
 
 def _copy(g):

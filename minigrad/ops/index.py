@@ -47,7 +47,36 @@ def normalize_index(a, index):
         else:
             raise IndexError(f"only integers, slices (`:`), ellipsis (`...`), None and long or byte "
                              f"Variables are valid indices (got {type(item).__name__})")
+    _check_index(a._data.shape, out)
     return tuple(out), basic
+
+
+def _check_index(shape, index):
+    """torch's errors for indices that cannot apply to shape (NumPy's would name arrays)."""
+    pos, seen_ellipsis = 0, False
+    for item in index:
+        if item is None or isinstance(item, bool):
+            continue
+        if item is Ellipsis:
+            seen_ellipsis = True
+            continue
+        if isinstance(item, (int, slice)):
+            if not shape and isinstance(item, int):
+                raise IndexError("invalid index of a 0-dim tensor. Use `tensor.item()` in Python or "
+                                 "`tensor.item<T>()` in C++ to convert a 0-dim tensor to a number")
+            pos += 1
+            continue
+        if item.dtype.kind == "b":
+            if not seen_ellipsis:
+                for k, m in enumerate(item.shape):
+                    if pos + k < len(shape) and m != shape[pos + k]:
+                        raise IndexError(f"The shape of the mask {list(item.shape)} at index {k} does not match "
+                                         f"the shape of the indexed tensor {list(shape)} at index {pos + k}")
+            pos += item.ndim
+        else:
+            pos += 1
+    if pos > len(shape):
+        raise IndexError(f"too many indices for tensor of dimension {len(shape)}")
 
 
 class Index(Builtin):

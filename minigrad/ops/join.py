@@ -32,7 +32,7 @@ def cat(tensors, dim=0):
         raise TypeError("cat() received an invalid combination of arguments - expected a tuple or list "
                         f"of Tensors, got {type(tensors).__name__}")
     if not tensors:
-        raise RuntimeError("torch.cat(): expected a non-empty list of Tensors")
+        raise ValueError("torch.cat(): expected a non-empty list of Tensors")
     ref = tensors[0]
     # torch skips legacy empty 1-d tensors of shape (0,) when joining
     keep = [t for t in tensors if not (t._data.ndim == 1 and t._data.shape[0] == 0)] or [ref]

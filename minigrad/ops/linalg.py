@@ -78,6 +78,21 @@ def _sizes(shape):
     return "x".join(str(s) for s in shape)
 
 
+def _prod(xs):
+    n = 1
+    for x in xs:
+        n *= x
+    return n
+
+
+def _batch2_error(sa, sb):
+    batch = broadcast_shape(sa[:-2], sb[:-2]) if len(sa) > 2 else sa[:-2]
+    want = [_prod(batch), sa[-1]] if len(sa) > 2 else [sa[-1]]
+    got = [_prod(sb[:-2]), sb[-2]] if len(sb) > 2 else [sb[-2]]
+    return RuntimeError(f"Expected size for first two dimensions of batch2 tensor to be: {want} "
+                        f"but got: {got}.")
+
+
 def matmul(a, b):
     _check(a, b, "matmul")
     sa, sb = a._data.shape, b._data.shape
@@ -87,26 +102,26 @@ def matmul(a, b):
                                "to have the same number of elements, but got "
                                f"{sa[0]} and {sb[0]} elements respectively")
         return Dot.apply(a, b)
-    k_a = sa[-1]
-    k_b = sb[0] if len(sb) == 1 else sb[-2]
-    if k_a != k_b:
-        if len(sa) == 2 and len(sb) == 2:
-            raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({_sizes(sa)} and {_sizes(sb)})")
+    if len(sa) <= 2 and len(sb) <= 2:
         if len(sb) == 1:
-            raise RuntimeError(f"size mismatch, got input ({sa[-2] if len(sa) > 1 else 1}x{k_a}), "
-                               f"vec ({sb[0]}) for shapes {list(sa)} @ {list(sb)}")
-        raise RuntimeError(f"Expected size for first two dimensions of batch2 tensor to be: "
-                           f"[{k_a}] but got: [{k_b}]. (shapes {list(sa)} @ {list(sb)})")
-    if len(sa) > 2 or len(sb) > 2:
-        try:
-            broadcast_shape(sa[:-2] if len(sa) > 1 else (), sb[:-2] if len(sb) > 1 else ())
-        except RuntimeError:
-            raise RuntimeError(f"The batch dimensions of shapes {list(sa)} and {list(sb)} cannot be "
-                               "broadcast together") from None
-        return Bmm.apply(a, b)
-    if len(sb) == 1:
-        return Mv.apply(a, b)
-    return Matmul.apply(a, b)
+            if sa[1] != sb[0]:
+                raise RuntimeError(f"size mismatch, got input ({sa[0]}), mat ({_sizes(sa)}), vec ({sb[0]})")
+            return Mv.apply(a, b)
+        ra = sa if len(sa) == 2 else (1,) + sa
+        if ra[1] != sb[0]:
+            raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({_sizes(ra)} and {_sizes(sb)})")
+        return Matmul.apply(a, b)
+    # batched: batch dims broadcast (torch's broadcast message), then inner sizes must agree
+    broadcast_shape(sa[:-2], sb[:-2] if len(sb) > 1 else ())
+    k_b = sb[0] if len(sb) == 1 else sb[-2]
+    if sa[-1] != k_b:
+        if len(sb) == 1:
+            raise RuntimeError(f"size mismatch, got input ({_prod(sa[:-1])}), mat ({_prod(sa[:-1])}x{sa[-1]}), "
+                               f"vec ({sb[0]})")
+        if len(sa) == 1:
+            raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied (1x{sa[0]} and {_sizes(sb[-2:])})")
+        raise _batch2_error(sa, sb)
+    return Bmm.apply(a, b)
 
 
 def mm(a, b):
@@ -124,7 +139,8 @@ def bmm(a, b):
         raise RuntimeError("batch1 must be a 3D tensor")
     if b._data.ndim != 3:
         raise RuntimeError("batch2 must be a 3D tensor")
-    if a._data.shape[0] != b._data.shape[0]:
-        raise RuntimeError(f"batch1 and batch2 must have same number of batches, got "
-                           f"{a._data.shape[0]} and {b._data.shape[0]}")
+    sa, sb = a._data.shape, b._data.shape
+    if sa[0] != sb[0] or sa[2] != sb[1]:
+        raise RuntimeError(f"Expected size for first two dimensions of batch2 tensor to be: [{sa[0]}, {sa[2]}] "
+                           f"but got: [{sb[0]}, {sb[1]}].")
     return matmul(a, b)

@@ -17,7 +17,8 @@ def normalize_dims(dim, ndim):
         if len(set(dims)) != len(dims):
             raise RuntimeError(f"dim {dims[0]} appears multiple times in the list of dims")
         return tuple(sorted(dims)) if ndim else ()
-    return (_wrap_dim(dim, ndim),) if ndim else ()
+    d = _wrap_dim(dim, ndim)  # validates even for 0-d tensors, whose only dims are 0 and -1
+    return (d,) if ndim else ()
 
 
 def _kept_shape(shape, dims):
