@@ -58,6 +58,8 @@ class Tensor:
     _output_nr = 0
     _vc = None          # version counter [version], shared by a tensor and its views
     _base = None        # the tensor this one is a view of
+    _view_replay = None  # (parent, (primitive, arg)): how this view was made from parent
+    _view_mark = 0      # the base's count of recorded in-place ops when this view was made
     _grad_acc = None    # weakref to the AccumulateGrad node of a leaf
     _hooks = None
     _retains_grad = False
@@ -170,6 +172,8 @@ class Tensor:
             self._vc = [0, 0]
         t._vc = self._vc
         t._base = self._base if self._base is not None else self
+        t._view_mark = self._vc[1]
+        t._view_replay = (self, None)
         return t
 
     @property

@@ -187,6 +187,13 @@ class Function:
         return _fresh_outputs(out, args)
 
 
+def _refresh_view(view):
+    """A recorded in-place op changed view's base after view was made: view's grad_fn must now
+    come from the base's new graph (torch regenerates it the same way)."""
+    from ..ops.view_inplace import regenerate
+    regenerate(view)
+
+
 def _fresh_outputs(out, args):
     """A custom forward may return an input as is: give the caller a new tensor object."""
     if isinstance(out, tuple):
@@ -210,7 +217,10 @@ def _record(cls, args, needs):
     for a, n in zip(args, needs):
         if not n:
             edges.append((None, 0))
-        elif a.grad_fn is not None:
+            continue
+        if a._base is not None and a._vc[1] != a._view_mark:
+            _refresh_view(a)
+        if a.grad_fn is not None:
             edges.append((a.grad_fn, a._output_nr))
         else:
             edges.append((accumulator(a), 0))

@@ -89,7 +89,7 @@ class Index(Builtin):
             arr = a._device.backend.getitem(a._data, index)
         except IndexError as e:
             raise _translate_index_error(e, a) from None
-        return view_of(a, arr) if basic else _make(arr, a._device)
+        return view_of(a, arr, ("getitem", index)) if basic else _make(arr, a._device)
 
     @staticmethod
     def backward(ctx, g):

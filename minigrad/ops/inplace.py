@@ -18,12 +18,10 @@ def inplace(t, compute, other=None):
     tracked = _tracked(t, other)
     if tracked:
         if t._base is not None:
-            raise RuntimeError(
-                "minigrad does not support in-place operations on a view (a slice, reshape, transpose, "
-                "...) when autograd records them; write the result out of place instead, e.g. "
-                "`x[idx] = x[idx] + y` rather than `x[idx] += y`, or clone() the view first.")
+            from .view_inplace import inplace_on_view
+            return inplace_on_view(t, compute, other)
         old = t._alias()
-        old._base = None
+        old._base = old._view_replay = None
         if isinstance(other, Tensor) and other._requires_grad:
             # the op may save the old value for other's gradient (mul_): keep a copy of it
             old._data, old._vc = t._device.backend.copy(t._data), None

@@ -4,8 +4,12 @@ from .broadcast import sum_to, sum_to_array
 from .elementwise import Builtin
 
 
-def view_of(a, arr):
-    """Wrap arr, a view of a's memory, as a view tensor of a."""
+def view_of(a, arr, replay):
+    """Wrap arr, a view of a's memory, as a view tensor of a.
+
+    replay is (primitive name, argument): how to make the same view of another array, which
+    in-place ops on views use to route gradients (ops/view_inplace.py).
+    """
     t = _make(arr, a._device)
     vc = a._vc
     if vc is None:
@@ -13,6 +17,7 @@ def view_of(a, arr):
     t._vc = vc
     t._base = a._base if a._base is not None else a
     t._view_mark = vc[1]
+    t._view_replay = (a, replay)
     return t
 
 
@@ -49,7 +54,7 @@ class Reshape(Builtin):
         ctx.in_shape = a._data.shape
         be = a._device.backend
         try:
-            return view_of(a, be.view(a._data, shape))
+            return view_of(a, be.view(a._data, shape), ("view", shape))
         except ValueError:
             return _make(be.reshape(a._data, shape), a._device)  # torch's reshape copies here too
 
@@ -67,7 +72,7 @@ class View(Reshape):
     def forward(ctx, a, shape):
         ctx.in_shape = a._data.shape
         try:
-            return view_of(a, a._device.backend.view(a._data, shape))
+            return view_of(a, a._device.backend.view(a._data, shape), ("view", shape))
         except ValueError:
             raise RuntimeError("view size is not compatible with input tensor's size and stride (at least "
                                "one dimension spans across two contiguous subspaces). Use .reshape(...) "
@@ -128,7 +133,7 @@ class Permute(Builtin):
     @staticmethod
     def forward(ctx, a, axes):
         ctx.axes = axes
-        return view_of(a, a._device.backend.transpose(a._data, axes))
+        return view_of(a, a._device.backend.transpose(a._data, axes), ("transpose", axes))
 
     @staticmethod
     def backward(ctx, g):
@@ -182,7 +187,7 @@ class Expand(Builtin):
     @staticmethod
     def forward(ctx, a, shape):
         ctx.in_shape = a._data.shape
-        return view_of(a, a._device.backend.broadcast_to(a._data, shape))
+        return view_of(a, a._device.backend.broadcast_to(a._data, shape), ("broadcast_to", shape))
 
     @staticmethod
     def backward(ctx, g):

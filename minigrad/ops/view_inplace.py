@@ -1,0 +1,141 @@
+"""In-place ops on views of tensors in a recorded graph (torch's CopySlices).
+
+`y[:2].mul_(3)` changes y's memory, so y's graph must learn of it: y's grad_fn becomes a
+CopySlices node (y with the region replaced by the result), and the view's grad_fn becomes a
+ViewGather from that node. Gradients reach the region through the same view replayed on a
+gradient array: the chain of view primitives recorded on the view (`_view_replay`).
+"""
+from ..tensor import _make
+from .elementwise import Builtin
+
+
+def replay(view, arr):
+    """The array that `view` is of its base, made the same way from arr (shaped like the base)."""
+    steps = []
+    t = view
+    while t._base is not None:
+        parent, step = t._view_replay
+        if step is not None:
+            steps.append(step)
+        t = parent
+    be = view._device.backend
+    for name, arg in reversed(steps):
+        if name == "view":
+            try:
+                arr = be.view(arr, arg)
+            except ValueError:
+                raise RuntimeError("minigrad cannot route gradients through this in-place op on a view: "
+                                   "the view's reshape is not a view of the gradient's layout") from None
+        else:
+            arr = getattr(be, name)(arr, arg)
+    return arr
+
+
+class ViewGather(Builtin):
+    """The region of x (shaped like view's base) that view covers."""
+    _node_name = "AsStridedBackward0"
+
+    @staticmethod
+    def forward(ctx, x, view):
+        ctx.view, ctx.shape = view, x._data.shape
+        return _make(replay(view, x._data), x._device)
+
+    @staticmethod
+    def backward(ctx, g):
+        return ViewScatter.apply(g, ctx.view, ctx.shape), None
+
+
+class ViewScatter(Builtin):
+    """zeros shaped like view's base with g written into view's region."""
+    _node_name = "AsStridedScatterBackward0"
+
+    @staticmethod
+    def forward(ctx, g, view, shape):
+        ctx.view = view
+        be = g._device.backend
+        out = be.zeros(shape, g._data.dtype)
+        be.copyto(replay(view, out), g._data)
+        return _make(out, g._device)
+
+    @staticmethod
+    def backward(ctx, gg):
+        return ViewGather.apply(gg, ctx.view), None, None
+
+
+class RegionZero(Builtin):
+    """A copy of x with view's region set to zero (its own adjoint)."""
+    _node_name = "RegionZeroBackward0"
+
+    @staticmethod
+    def forward(ctx, x, view):
+        ctx.view = view
+        be = x._device.backend
+        out = be.copy(x._data)
+        be.copyto(replay(view, out), be.zeros((), out.dtype))
+        return _make(out, x._device)
+
+    @staticmethod
+    def backward(ctx, g):
+        return RegionZero.apply(g, ctx.view), None
+
+
+class CopySlices(Builtin):
+    """base with view's region replaced by r; writes r into the base's memory."""
+    _node_name = "CopySlices"
+
+    @staticmethod
+    def forward(ctx, base, r, view):
+        ctx.view = view
+        be = base._device.backend
+        be.copyto(replay(view, base._data), r._data)
+        return _make(base._data, base._device)
+
+    @staticmethod
+    def backward(ctx, g):
+        nb, nr = ctx.needs_input_grad[:2]
+        return (RegionZero.apply(g, ctx.view) if nb else None,
+                ViewGather.apply(g, ctx.view) if nr else None, None)
+
+
+def _base_alias(base):
+    """A tensor standing for base's current value and graph position."""
+    alias = base._alias()
+    alias._base, alias._view_replay = None, None
+    alias.grad_fn, alias._output_nr, alias._requires_grad = base.grad_fn, base._output_nr, base._requires_grad
+    return alias
+
+
+def regenerate(view):
+    base = view._base
+    view._view_mark = view._vc[1]
+    if base._requires_grad:
+        fresh = ViewGather.apply(_base_alias(base), view)
+        view.grad_fn, view._output_nr, view._requires_grad = fresh.grad_fn, 0, True
+
+
+def inplace_on_view(t, compute, other):
+    """Run compute (an out-of-place op) on view t and write the result back into the base's graph."""
+    base = t._base
+    if base._requires_grad and base.grad_fn is None:
+        raise RuntimeError("a view of a leaf Variable that requires grad is being used in an in-place operation.")
+    if t._vc[1] != t._view_mark:
+        regenerate(t)
+    base_old = _base_alias(base)
+    region = ViewGather.apply(base_old, t) if base._requires_grad else t._alias()
+    if other is not None and getattr(other, "_requires_grad", False):
+        region._data = t._device.backend.copy(region._data)  # the op may save the old value
+        region._vc = None
+    result = compute(region)
+    if result._data.shape != t._data.shape:
+        raise RuntimeError(f"output with shape {list(t._data.shape)} doesn't match the broadcast shape "
+                           f"{list(result._data.shape)}")
+    if result._data.dtype != t._data.dtype:
+        result = result.to(t.dtype)
+    new_base = CopySlices.apply(base_old, result, t)
+    base.grad_fn, base._output_nr, base._requires_grad = new_base.grad_fn, 0, new_base._requires_grad
+    t._bump_version()
+    t._vc[1] += 1
+    new_view = ViewGather.apply(new_base, t)
+    t.grad_fn, t._output_nr, t._requires_grad = new_view.grad_fn, 0, new_view._requires_grad
+    t._view_mark = t._vc[1]
+    return t
