@@ -2,7 +2,8 @@
 import weakref
 
 from . import dtypes as _dt
-from .autograd import function as _function
+from .autograd import function as _function, engine as _engine
+from .autograd import backward as _backward
 from .autograd.grad_mode import _GradState
 from .devices import canonical, CPU
 
@@ -342,8 +343,7 @@ class Tensor:
 
     # ---- autograd ---------------------------------------------------------------
     def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
-        from .autograd import backward
-        backward(self, gradient, retain_graph, create_graph, inputs=inputs)
+        _backward(self, gradient, retain_graph, create_graph, inputs=inputs)
 
     def detach(self):
         t = self._alias()
@@ -427,4 +427,5 @@ def _wrap_dim(dim, ndim):
 
 
 _function.Tensor = Tensor
+_engine._make = _make
 from . import tensor_methods  # noqa: E402,F401  (attaches the op methods to Tensor)

@@ -10,28 +10,43 @@ create_graph they travel as Tensors through each op's Tensor-level `backward`.
 from .function import AccumulateGrad, accumulator
 from .grad_mode import _GradState
 
+_make = None  # minigrad.tensor._make, bound by minigrad.tensor (which imports this package)
+
 
 def _collect(roots):
-    """Dependency counts (edges into each node) and a post-order of the graph, iteratively."""
+    """How many edges lead into each node reachable from roots (iterative DFS)."""
     deps = {}
-    order = []
-    seen = set(roots)
+    stack = list(roots)
+    while stack:
+        node = stack.pop()
+        for nxt, _ in node.next_functions:
+            if nxt is None:
+                continue
+            if nxt in deps:
+                deps[nxt] += 1
+            else:
+                deps[nxt] = 1
+                if nxt not in roots:
+                    stack.append(nxt)
+    return deps
+
+
+def _post_order(roots):
+    """Every node reachable from roots, each after all the nodes it points to."""
+    order, seen = [], set(roots)
     for root in roots:
         stack = [(root, iter(root.next_functions))]
         while stack:
             node, it = stack[-1]
             for nxt, _ in it:
-                if nxt is None:
-                    continue
-                deps[nxt] = deps.get(nxt, 0) + 1
-                if nxt not in seen:
+                if nxt is not None and nxt not in seen:
                     seen.add(nxt)
                     stack.append((nxt, iter(nxt.next_functions)))
                     break
             else:
                 stack.pop()
                 order.append(node)
-    return deps, order
+    return order
 
 
 def _node_of(t):
@@ -41,14 +56,13 @@ def _node_of(t):
 def run_backward(outputs, grads, retain_graph, create_graph, inputs=None, allow_unused=False):
     """Backpropagate grads (Tensors) from outputs. With inputs (autograd.grad), return the
     inputs' gradients instead of accumulating into leaves' .grad."""
-    from ..tensor import _make
     raw = not create_graph
     buffers = {}
     for t, g in zip(outputs, grads):
         node, nr = _node_of(t)
         _add_to(buffers, node, nr, g._data if raw else g, t._device, raw)
 
-    deps, order = _collect(list(buffers))
+    deps = _collect(buffers)
     capture = needed = None
     if inputs is not None:
         capture = {}
@@ -56,7 +70,7 @@ def run_backward(outputs, grads, retain_graph, create_graph, inputs=None, allow_
             node, nr = _node_of(t)
             capture.setdefault(node, []).append((i, nr))
         needed = set()  # run only the nodes from which some input can be reached
-        for node in order:
+        for node in _post_order(list(buffers)):
             if node in capture or any(n in needed for n, _ in node.next_functions if n is not None):
                 needed.add(node)
         results = [None] * len(inputs)
@@ -120,7 +134,6 @@ def _add_to(buffers, node, nr, g, device, raw):
 
 
 def _run_tensor_hooks(node, buf, raw):
-    from ..tensor import _make
     dev = node._device
     if node._tensor_hooks:
         for nr, hook in list(node._tensor_hooks.values()):
@@ -149,7 +162,6 @@ def _release(node, deps, ready, retain_graph):
 
 
 def _call(node, buf, raw, retain_graph):
-    from ..tensor import _make
     meta = node._out_meta
     if meta is None:
         grads = [buf.get(0)]
@@ -160,7 +172,7 @@ def _call(node, buf, raw, retain_graph):
     cls = node._forward_cls
     dev = node._device
     result = NotImplemented
-    if raw and cls._builtin and hasattr(cls, "backward_raw"):
+    if raw and cls._has_raw:
         result = cls.backward_raw(node, dev.backend, *grads)
     if result is NotImplemented:
         if raw:
@@ -251,10 +263,8 @@ def accumulate(var, g, handed_out, create_graph):
 
 
 def _make_plain(g):
-    from ..tensor import _make
     return _make(g._data, g._device)
 
 
 def _copy(g):
-    from ..tensor import _make
     return _make(g._device.backend.copy(g._data), g._device)

@@ -152,6 +152,7 @@ class Function:
 
     def __init_subclass__(cls, **kwargs):
         super().__init_subclass__(**kwargs)
+        cls._has_raw = hasattr(cls, "backward_raw")
         name = cls.__dict__.get("_node_name") or cls.__name__ + "Backward"
         cls._backward_cls = type(name, (BackwardCFunction,),
                                  {"_forward_cls": cls, "__module__": cls.__module__})
@@ -206,42 +207,49 @@ def _fresh_outputs(out, args):
 def _record(cls, args, needs):
     ctx = cls._backward_cls()
     ctx.needs_input_grad = needs
-    prev, _GradState.enabled = _GradState.enabled, False
-    try:
-        out = cls.forward(ctx, *args)
-    finally:
-        _GradState.enabled = prev
-    if not cls._builtin:
-        out = _fresh_outputs(out, args)
+    builtin = cls._builtin
+    if builtin:
+        out = cls.forward(ctx, *args)  # built-in forwards compute on arrays: nothing to record
+    else:
+        prev, _GradState.enabled = _GradState.enabled, False
+        try:
+            out = _fresh_outputs(cls.forward(ctx, *args), args)
+        finally:
+            _GradState.enabled = prev
     edges = []
     for a, n in zip(args, needs):
         if not n:
-            edges.append((None, 0))
+            edges.append(_NO_EDGE)
             continue
         if a._base is not None and a._vc[1] != a._view_mark:
             _refresh_view(a)
-        if a.grad_fn is not None:
-            edges.append((a.grad_fn, a._output_nr))
-        else:
-            edges.append((accumulator(a), 0))
+        fn = a.grad_fn
+        edges.append((fn, a._output_nr) if fn is not None else (accumulator(a), 0))
     ctx.next_functions = tuple(edges)
-    nondiff = ctx._non_differentiable
-    if isinstance(out, tuple):
+    if out.__class__ is tuple:
         outputs = out
         ctx._device = next(o._device for o in out if isinstance(o, Tensor))
         ctx._out_meta = [(o._data.shape, o._data.dtype, o._device) if isinstance(o, Tensor) else None
                          for o in out]
+        nondiff = ctx._non_differentiable
+        for i, o in enumerate(out):
+            if (isinstance(o, Tensor) and o._data.dtype.kind == "f"
+                    and not any(o is t for t in nondiff)):
+                o.grad_fn, o._output_nr, o._requires_grad = ctx, i, True
     else:
         outputs = (out,)
         ctx._device = out._device
-    for i, o in enumerate(outputs):
-        if (isinstance(o, Tensor) and o._data.dtype.kind == "f"
-                and not any(o is t for t in nondiff)):
-            o.grad_fn, o._output_nr, o._requires_grad = ctx, i, True
-    if cls._builtin is False:
+        if out._data.dtype.kind == "f":
+            out.grad_fn = ctx
+            out._requires_grad = True
+    if not builtin:
         ctx._input_meta = [(a._data.shape, a._data.dtype) if n else None for a, n in zip(args, needs)]
-    ctx._pack(outputs)
+    if ctx._to_save:
+        ctx._pack(outputs)
     return out
+
+
+_NO_EDGE = (None, 0)
 
 
 Tensor = None  # bound by minigrad.tensor once the class exists (it imports this module)
