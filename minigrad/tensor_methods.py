@@ -17,11 +17,11 @@ def _dims_arg(dims):
 
 # ---- arithmetic operators ---------------------------------------------------------
 Tensor.__add__ = lambda self, other: binary(ew.Add, self, other)
-Tensor.__radd__ = lambda self, other: rbinary(ew.Add, self, other)
+Tensor.__radd__ = lambda self, other: binary(ew.Add, self, other)  # commutative: no scalar tensor
 Tensor.__sub__ = lambda self, other: binary(ew.Sub, self, other)
 Tensor.__rsub__ = lambda self, other: rbinary(ew.Sub, self, other)
 Tensor.__mul__ = lambda self, other: binary(ew.Mul, self, other)
-Tensor.__rmul__ = lambda self, other: rbinary(ew.Mul, self, other)
+Tensor.__rmul__ = lambda self, other: binary(ew.Mul, self, other)
 Tensor.__truediv__ = lambda self, other: binary(ew.Div, self, other, True)
 Tensor.__rtruediv__ = lambda self, other: rbinary(ew.Div, self, other, True)
 Tensor.__pow__ = lambda self, other: binary(ew.Pow, self, other)

@@ -59,6 +59,13 @@ def _scalar_tensor(value, like):
 
 
 def binary(cls, a, b, floating=False):
+    # fast paths: same-dtype tensors on one device, or a float tensor with a Python number
+    if b.__class__ is Tensor:
+        if a._device is b._device and a._data.dtype is b._data.dtype and (
+                not floating or a._data.dtype.kind == "f"):
+            return cls.apply(a, b)
+    elif (b.__class__ is float or b.__class__ is int) and a._data.dtype.kind == "f":
+        return cls.apply(a, b)
     ops = _operands(a, b, floating)
     if ops is None:
         return NotImplemented
