@@ -4,7 +4,7 @@ Each is a thin call into minigrad/ops, where the op is written once for every ba
 """
 from .ops import elementwise as ew, reduce as red, linalg, shape as sh, index as ix, join
 from .ops.elementwise import binary, rbinary, compare
-from .ops.inplace import inplace
+from .ops.inplace import inplace, inplace_arith
 from .tensor import Tensor, _make
 
 
@@ -142,23 +142,17 @@ Tensor.__setitem__ = _setitem
 
 # ---- in-place ------------------------------------------------------------------------------
 def _add_(self, other, alpha=1):
-    return inplace(self, lambda t: binary(ew.Add, t, other if alpha == 1 else other * alpha), other)
+    return inplace_arith(self, "add", ew.Add, other if alpha == 1 else other * alpha)
 
 
 def _sub_(self, other, alpha=1):
-    return inplace(self, lambda t: binary(ew.Sub, t, other if alpha == 1 else other * alpha), other)
-
-
-def _check_result(r):
-    if r is NotImplemented:
-        raise TypeError("unsupported operand type for an in-place op")
-    return r
+    return inplace_arith(self, "sub", ew.Sub, other if alpha == 1 else other * alpha)
 
 
 Tensor.add_ = _add_
 Tensor.sub_ = _sub_
-Tensor.mul_ = lambda self, other: inplace(self, lambda t: _check_result(binary(ew.Mul, t, other)), other)
-Tensor.div_ = lambda self, other: inplace(self, lambda t: _check_result(binary(ew.Div, t, other, True)), other)
+Tensor.mul_ = lambda self, other: inplace_arith(self, "mul", ew.Mul, other)
+Tensor.div_ = lambda self, other: inplace_arith(self, "div", ew.Div, other, True)
 Tensor.clamp_ = lambda self, min=None, max=None: inplace(self, lambda t: ew.clamp(t, min, max))
 Tensor.clip_ = Tensor.clamp_
 Tensor.__iadd__ = _add_

@@ -12,7 +12,7 @@ PRIMITIVES = (
     # elementwise, unary
     "neg", "abs", "exp", "log", "sqrt", "sin", "cos", "tanh", "sigmoid", "relu", "sign",
     # elementwise, binary (second operand an array or a Python scalar)
-    "add", "iadd", "sub", "mul", "div", "pow", "maximum", "minimum",
+    "add", "iadd", "binary_inplace", "sub", "mul", "div", "pow", "maximum", "minimum",
     "eq", "ne", "lt", "le", "gt", "ge", "where", "clip",
     # reductions over axes (a tuple of ints, or None for all)
     "sum", "amax", "amin", "argmax", "argmin", "softmax", "log_softmax",

@@ -124,6 +124,14 @@ def iadd(dst, src):
     np.add(dst, src, out=dst)
 
 
+_INPLACE = {"add": np.add, "sub": np.subtract, "mul": np.multiply, "div": np.true_divide}
+
+
+def binary_inplace(name, dst, src):
+    """dst = dst (op) src in dst's memory; src an array broadcastable to dst, or a scalar."""
+    _INPLACE[name](dst, src, out=dst)
+
+
 def where(cond, a, b):
     return np.asarray(np.where(cond, a, b))
 

@@ -43,3 +43,32 @@ def inplace(t, compute, other=None):
         t.grad_fn, t._output_nr, t._requires_grad = result.grad_fn, result._output_nr, result._requires_grad
         t._vc[1] += 1  # views made before this op no longer describe the graph
     return t
+
+
+def inplace_arith(t, name, cls, other, floating=False):
+    """add_/sub_/mul_/div_: straight into t's memory when nothing is recorded and t already has
+    the result's dtype and shape; otherwise the general path above."""
+    from .elementwise import binary
+    if not _tracked(t, other):
+        if other.__class__ is Tensor:
+            ok = (other._device is t._device and other._data.dtype is t._data.dtype
+                  and len(other._data.shape) <= len(t._data.shape))
+            src = other._data
+        else:
+            ok = (other.__class__ is float or other.__class__ is int) and t._data.dtype.kind == "f"
+            src = other
+        if ok and (not floating or t._data.dtype.kind == "f"):
+            try:
+                t._device.backend.binary_inplace(name, t._data, src)
+            except ValueError:
+                pass  # broadcasting would change t's shape: the general path reports it
+            else:
+                t._bump_version()
+                return t
+    return inplace(t, lambda x: _check(binary(cls, x, other, floating)), other)
+
+
+def _check(result):
+    if result is NotImplemented:
+        raise TypeError("unsupported operand type for an in-place op")
+    return result

@@ -13,6 +13,10 @@ class Matmul(Builtin):
             ctx.save_for_backward(a if ctx.needs_input_grad[1] else None,
                                   b if ctx.needs_input_grad[0] else None)
             ctx.shapes = (a._data.shape, b._data.shape)
+            if ctx.needs_input_grad[1] and b._data.ndim == 2:
+                be = b._device.backend
+                ctx.b_transposed = (not be.is_contiguous(b._data)
+                                    and be.is_contiguous(be.transpose(b._data, (1, 0))))
         return _make(a._device.backend.matmul(a._data, b._data), a._device)
 
     @staticmethod
@@ -45,8 +49,17 @@ class Matmul(Builtin):
         if len(sa) != 2 or len(sb) != 2:
             return NotImplemented  # 1-d and batched products take the Tensor path
         na, nb = ctx.needs_input_grad
-        return (be.matmul(g, be.transpose(b._data, (1, 0))) if na else None,
-                be.matmul(be.transpose(a._data, (1, 0)), g) if nb else None)
+        ga = gb = None
+        if na:
+            ga = be.matmul(g, be.transpose(b._data, (1, 0)))
+        if nb:
+            if ctx.b_transposed:
+                # b is a transposed weight (x @ W.t()): produce the gradient in W's layout, so
+                # that the transpose's backward hands W a contiguous gradient
+                gb = be.transpose(be.matmul(be.transpose(g, (1, 0)), a._data), (1, 0))
+            else:
+                gb = be.matmul(be.transpose(a._data, (1, 0)), g)
+        return ga, gb
 
 
 class Dot(Matmul):
