@@ -11,7 +11,6 @@ def _as_tuple(x):
 
 
 def _make_grads(outputs, grads):
-    from ..tensor import Tensor, _make
     out = []
     for i, t in enumerate(outputs):
         g = grads[i] if grads is not None else None
@@ -20,8 +19,9 @@ def _make_grads(outputs, grads):
                 raise RuntimeError(f"element {i} of tensors does not require grad and does not have a grad_fn")
             if t._data.size != 1:
                 raise RuntimeError("grad can be implicitly created only for scalar outputs")
-            g = _make(t._device.backend.ones(t._data.shape, t._data.dtype), t._device)
+            g = _engine._make(t._device.backend.ones(t._data.shape, t._data.dtype), t._device)
         else:
+            from ..tensor import Tensor
             if not isinstance(g, Tensor):
                 raise TypeError(f"gradients can be either Tensors or None, but got {type(g).__name__}")
             if g._data.shape != t._data.shape:

@@ -77,7 +77,10 @@ def run_backward(outputs, grads, retain_graph, create_graph, inputs=None, allow_
 
     ready = [n for n in buffers if n not in deps]
     # ids of memory owners already stored as some leaf's .grad, or given by the caller
-    handed_out = {id(g._data.base if g._data.base is not None else g._data) for g in grads}
+    handed_out = set()
+    for g in grads:
+        d = g._data
+        handed_out.add(id(d.base if d.base is not None else d))
     prev, _GradState.enabled = _GradState.enabled, create_graph
     try:
         while ready:
@@ -101,13 +104,30 @@ def run_backward(outputs, grads, retain_graph, create_graph, inputs=None, allow_
                     var = node.variable
                     accumulate(var, _make(g, var._device) if raw else g, handed_out, create_graph)
                 continue
-            grads_in = _call(node, buf, raw, retain_graph)
+            cls = node._forward_cls
+            if raw and cls._has_raw and node._out_meta is None:
+                # the hot path: one output, raw arrays, an op with a raw backward
+                grads_in = cls.backward_raw(node, node._device.backend, buf[0])
+                if grads_in is NotImplemented:
+                    grads_in = _call(node, buf, raw, retain_graph)
+                elif grads_in.__class__ is not tuple:
+                    grads_in = (grads_in,)
+                if not retain_graph:
+                    node._saved = None
+            else:
+                grads_in = _call(node, buf, raw, retain_graph)
             dev = node._device
             for (nxt, nr), g in zip(node.next_functions, grads_in):
                 if nxt is None:
                     continue
                 if g is not None:
-                    _add_to(buffers, nxt, nr, g, dev, raw)
+                    nb = buffers.get(nxt)
+                    if nb is None:
+                        buffers[nxt] = {nr: g}
+                    elif nr in nb:
+                        nb[nr] = dev.backend.add(nb[nr], g) if raw else nb[nr] + g
+                    else:
+                        nb[nr] = g
                 d = deps[nxt] - 1
                 deps[nxt] = d
                 if d == 0:
@@ -172,7 +192,7 @@ def _call(node, buf, raw, retain_graph):
     cls = node._forward_cls
     dev = node._device
     result = NotImplemented
-    if raw and cls._has_raw:
+    if raw and cls._has_raw and meta is not None:
         result = cls.backward_raw(node, dev.backend, *grads)
     if result is NotImplemented:
         if raw:
@@ -248,8 +268,10 @@ def accumulate(var, g, handed_out, create_graph):
         if not create_graph:
             # keep the gradient's memory unless another leaf (or the caller) holds it too, or
             # it is a broadcast view whose elements alias each other
-            owner = data.base if data.base is not None else data
-            if id(owner) in handed_out or any(st == 0 and n > 1 for st, n in zip(data.strides, data.shape)):
+            owner = data.base
+            if owner is None:
+                owner = data
+            if id(owner) in handed_out or (owner is not data and _aliases_itself(data)):
                 g = _copy(g)
                 owner = g._data
             elif g.grad_fn is not None or g._requires_grad or g._vc is not None:
@@ -260,6 +282,11 @@ def accumulate(var, g, handed_out, create_graph):
         var._grad = old + g
     else:
         old._device.backend.iadd(old._data, g._data)  # in place, as torch accumulates
+
+
+def _aliases_itself(a):
+    """A broadcast view: some elements share memory, so it cannot be accumulated into."""
+    return any(st == 0 and n > 1 for st, n in zip(a.strides, a.shape))
 
 
 def _make_plain(g):

@@ -95,6 +95,23 @@ class BackwardCFunction(Node):
             out.append(t)
         return tuple(out)
 
+    def saved_arrays(self):
+        """The saved tensors' backend arrays (for raw backward formulas), version-checked."""
+        saved = self._saved
+        if saved is None:
+            raise RuntimeError(_FREED)
+        out = []
+        for entry in saved:
+            if entry is None:
+                out.append(None)
+                continue
+            t, version, output_nr = entry
+            vc = t._vc
+            if vc is not None and vc[0] != version:
+                raise RuntimeError(_modified_message(t, version, self, output_nr))
+            out.append(t._data)
+        return out
+
     def _pack(self, outputs):
         packed = []
         for t in self._to_save:

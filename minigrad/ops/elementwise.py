@@ -159,11 +159,11 @@ class Mul(Builtin):
 
     @staticmethod
     def backward_raw(ctx, be, g):
-        a, b = ctx.saved_tensors
+        a, b = ctx.saved_arrays()
         na, nb = ctx.needs_input_grad
-        other = ctx.scalar if b is None else b._data
+        other = ctx.scalar if b is None else b
         return (sum_to_array(be, be.mul(g, other), ctx.shapes[0]) if na else None,
-                sum_to_array(be, be.mul(g, a._data), ctx.shapes[1]) if nb else None)
+                sum_to_array(be, be.mul(g, a), ctx.shapes[1]) if nb else None)
 
 
 class Div(Builtin):
@@ -190,11 +190,11 @@ class Div(Builtin):
 
     @staticmethod
     def backward_raw(ctx, be, g):
-        b, out = ctx.saved_tensors
+        b, out = ctx.saved_arrays()
         na, nb = ctx.needs_input_grad
-        other = ctx.scalar if b is None else b._data
+        other = ctx.scalar if b is None else b
         return (sum_to_array(be, be.div(g, other), ctx.shapes[0]) if na else None,
-                sum_to_array(be, be.neg(be.div(be.mul(g, out._data), other)), ctx.shapes[1])
+                sum_to_array(be, be.neg(be.div(be.mul(g, out), other)), ctx.shapes[1])
                 if nb else None)
 
 
@@ -238,11 +238,11 @@ class Pow(Builtin):
     def backward_raw(ctx, be, g):
         if ctx.scalar is None or not ctx.needs_input_grad[0]:
             return NotImplemented  # tensor exponents take the Tensor path
-        a, _, _ = ctx.saved_tensors
+        a, _, _ = ctx.saved_arrays()
         p = ctx.scalar
         if p == 0:
             return be.mul(g, 0.0), None
-        grad = be.mul(g, 2.0 * a._data) if p == 2 else be.mul(be.mul(g, p), be.pow(a._data, p - 1))
+        grad = be.mul(g, be.mul(a, 2.0)) if p == 2 else be.mul(be.mul(g, p), be.pow(a, p - 1))
         return grad, None
 
 
@@ -363,8 +363,8 @@ class Exp(_SavesOutput):
 
     @staticmethod
     def backward_raw(ctx, be, g):
-        out, = ctx.saved_tensors
-        return be.mul(g, out._data)
+        out, = ctx.saved_arrays()
+        return be.mul(g, out)
 
 
 class Log(_SavesInput):
@@ -377,8 +377,8 @@ class Log(_SavesInput):
 
     @staticmethod
     def backward_raw(ctx, be, g):
-        a, = ctx.saved_tensors
-        return be.div(g, a._data)
+        a, = ctx.saved_arrays()
+        return be.div(g, a)
 
 
 class Sqrt(_SavesOutput):
@@ -418,7 +418,7 @@ class Tanh(_SavesOutput):
 
     @staticmethod
     def backward_raw(ctx, be, g):
-        o = ctx.saved_tensors[0]._data
+        o = ctx.saved_arrays()[0]
         return be.mul(g, be.sub(1, be.mul(o, o)))
 
 
@@ -432,7 +432,7 @@ class Sigmoid(_SavesOutput):
 
     @staticmethod
     def backward_raw(ctx, be, g):
-        o = ctx.saved_tensors[0]._data
+        o = ctx.saved_arrays()[0]
         return be.mul(be.mul(g, o), be.sub(1, o))
 
 
@@ -446,7 +446,7 @@ class Relu(_SavesOutput):
 
     @staticmethod
     def backward_raw(ctx, be, g):
-        o = ctx.saved_tensors[0]._data
+        o = ctx.saved_arrays()[0]
         return be.mul(g, be.gt(o, 0))
 
 
@@ -474,7 +474,7 @@ class Clamp(Builtin):
 
     @staticmethod
     def backward_raw(ctx, be, g):
-        return be.mul(g, ctx.saved_tensors[0]._data), None, None
+        return be.mul(g, ctx.saved_arrays()[0]), None, None
 
 
 def clamp(a, min=None, max=None):

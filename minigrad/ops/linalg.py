@@ -44,21 +44,21 @@ class Matmul(Builtin):
 
     @staticmethod
     def backward_raw(ctx, be, g):
-        a, b = ctx.saved_tensors
+        a, b = ctx.saved_arrays()
         sa, sb = ctx.shapes
         if len(sa) != 2 or len(sb) != 2:
             return NotImplemented  # 1-d and batched products take the Tensor path
         na, nb = ctx.needs_input_grad
         ga = gb = None
         if na:
-            ga = be.matmul(g, be.transpose(b._data, (1, 0)))
+            ga = be.matmul(g, be.transpose(b, (1, 0)))
         if nb:
             if ctx.b_transposed:
                 # b is a transposed weight (x @ W.t()): produce the gradient in W's layout, so
                 # that the transpose's backward hands W a contiguous gradient
-                gb = be.transpose(be.matmul(be.transpose(g, (1, 0)), a._data), (1, 0))
+                gb = be.transpose(be.matmul(be.transpose(g, (1, 0)), a), (1, 0))
             else:
-                gb = be.matmul(be.transpose(a._data, (1, 0)), g)
+                gb = be.matmul(be.transpose(a, (1, 0)), g)
         return ga, gb
 
 

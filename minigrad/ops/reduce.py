@@ -335,7 +335,7 @@ class LogSoftmax(Builtin):
 
     @staticmethod
     def backward_raw(ctx, be, g):
-        out = ctx.saved_tensors[0]._data
+        out = ctx.saved_arrays()[0]
         return be.sub(g, be.mul(be.exp(out), be.sum(g, (ctx.dim,), True))), None
 
 
@@ -356,7 +356,7 @@ class Softmax(Builtin):
 
     @staticmethod
     def backward_raw(ctx, be, g):
-        out = ctx.saved_tensors[0]._data
+        out = ctx.saved_arrays()[0]
         return be.mul(out, be.sub(g, be.sum(be.mul(g, out), (ctx.dim,), True))), None
 
 
