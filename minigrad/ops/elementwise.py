@@ -20,8 +20,9 @@ def device_error(a, b):
 
 
 def _shape_error(a, b):
-    broadcast_shape(a._data.shape, getattr(b, "_data", ()).shape if isinstance(b, Tensor) else ())
-    raise RuntimeError(f"shapes {list(a._data.shape)} and {list(b._data.shape)} could not be combined")
+    """Raise torch's message for operands whose shapes do not broadcast."""
+    broadcast_shape(a._data.shape, _shape(b))
+    raise RuntimeError(f"shapes {list(a._data.shape)} and {list(_shape(b))} could not be combined")
 
 
 def _operands(a, b, floating=False):
@@ -60,7 +61,7 @@ def _scalar_tensor(value, like):
 
 def binary(cls, a, b, floating=False):
     # fast paths: same-dtype tensors on one device, or a float tensor with a Python number
-    if b.__class__ is Tensor:
+    if isinstance(b, Tensor):
         if a._device is b._device and a._data.dtype is b._data.dtype and (
                 not floating or a._data.dtype.kind == "f"):
             return cls.apply(a, b)

@@ -50,7 +50,7 @@ def inplace_arith(t, name, cls, other, floating=False):
     the result's dtype and shape; otherwise the general path above."""
     from .elementwise import binary
     if not _tracked(t, other):
-        if other.__class__ is Tensor:
+        if isinstance(other, Tensor):
             ok = (other._device is t._device and other._data.dtype is t._data.dtype
                   and len(other._data.shape) <= len(t._data.shape))
             src = other._data
