@@ -7,14 +7,14 @@ setup(
     long_description=open("README.md", encoding="utf-8").read(),
     long_description_content_type="text/markdown",
     license="MIT",
-    python_requires=">=3.9",
+    python_requires=">=3.10",
     packages=["minigrad", "minigrad.autograd", "minigrad.backends", "minigrad.ops", "minigrad.bench",
               "minigrad.kernels"],
     # the CUDA C sources live in the top-level kernels/ folder and ship as package data
     package_dir={"minigrad.kernels": "kernels"},
     package_data={"minigrad.kernels": ["*.cu", "*.cuh"]},
     include_package_data=True,
-    install_requires=["numpy>=1.22"],
+    install_requires=["numpy>=2.1"],
     extras_require={
         "test": ["pytest>=7", "graphviz>=0.20"],
         "cuda": ["cupy-cuda12x>=13"],

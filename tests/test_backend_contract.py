@@ -1,0 +1,764 @@
+"""The backend contract (minigrad.backends.PRIMITIVES), checked on every available backend.
+
+One table, TABLE, holds the cases of every primitive: results come back through the backend's
+`to_numpy` and are compared with a NumPy float64 reference (or a hand-written expectation),
+with their dtype and shape; results must be the backend's arrays, never NumPy scalars, even
+for 0-d inputs. In-place primitives must change their target, view-producing ones must alias
+their input, and the random ones are checked for shape, dtype, range and reproducibility.
+A primitive added to PRIMITIVES without a case here fails test_every_primitive_has_cases.
+"""
+import importlib
+import pkgutil
+import re
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import minigrad
+import minigrad.ops
+from minigrad.backends import PRIMITIVES, numpy_backend
+
+
+def _cuda_available():
+    try:
+        return minigrad.cuda.is_available()
+    except Exception:  # a broken probe must not take the CPU runs down with it
+        return False
+
+
+BACKENDS = [
+    pytest.param("numpy", id="numpy"),
+    pytest.param("cuda", id="cuda", marks=pytest.mark.skipif(
+        not _cuda_available(), reason="no CUDA GPU available (minigrad.cuda.is_available() is False)")),
+]
+
+
+@pytest.fixture(params=BACKENDS)
+def be(request):
+    if request.param == "numpy":
+        return numpy_backend
+    from minigrad.backends import cuda_backend  # imported only when a GPU is there
+    return cuda_backend.for_device(0)
+
+
+F32, F64, I64, I32, BOOL = np.float32, np.float64, np.int64, np.int32, np.bool_
+TOL = {np.dtype(F32): (1e-5, 1e-6), np.dtype(F64): (1e-10, 1e-12)}
+_SHORT = {"float32": "f32", "float64": "f64", "int64": "i64", "int32": "i32", "bool": "b"}
+
+rng = np.random.default_rng(20240611)
+
+
+def u(*shape, dtype=F32, lo=-2.0, hi=2.0):
+    return np.array(rng.uniform(lo, hi, shape), dtype=dtype)
+
+
+def ints(*shape, lo=-5, hi=6, dtype=I64):
+    return np.array(rng.integers(lo, hi, shape), dtype=dtype)
+
+
+def mask(*shape):
+    m = rng.random(shape) < 0.5
+    if m.size > 1:  # both values present, or the case tests little
+        m.flat[0], m.flat[-1] = True, False
+    return m
+
+
+def arr(values, dtype):
+    return np.array(values, dtype=dtype)
+
+
+class Transposed:
+    """An input with the logical values of `array`, held transposed in the backend's memory
+    (so the primitive sees a non-contiguous array)."""
+
+    def __init__(self, array):
+        self.array = array
+
+
+# ---- moving case arguments to a backend and to the reference ----------------------------
+
+def to_backend(be, x):
+    if isinstance(x, Transposed):
+        axes = tuple(reversed(range(x.array.ndim)))
+        return be.transpose(be.asarray(np.ascontiguousarray(x.array.transpose(axes))), axes)
+    if isinstance(x, np.ndarray):
+        return be.asarray(x)
+    if isinstance(x, (tuple, list)):
+        return type(x)(to_backend(be, i) for i in x)
+    return x
+
+
+def to_ref(x):
+    """float arrays in float64; everything else as it is."""
+    if isinstance(x, Transposed):
+        x = x.array
+    if isinstance(x, np.ndarray):
+        return x.astype(F64) if x.dtype.kind == "f" else x.copy()
+    if isinstance(x, (tuple, list)):
+        return type(x)(to_ref(i) for i in x)
+    return x
+
+
+def first_dtype(args):
+    for a in args:
+        if isinstance(a, Transposed):
+            return a.array.dtype
+        if isinstance(a, np.ndarray):
+            return a.dtype
+        if isinstance(a, list) and a:
+            return first_dtype(a)
+    raise AssertionError("a case without array arguments must name its result dtype")
+
+
+def describe(x):
+    if isinstance(x, Transposed):
+        return describe(x.array) + ".T"
+    if isinstance(x, np.ndarray):
+        return _SHORT[x.dtype.name] + "[" + ",".join(map(str, x.shape)) + "]"
+    if isinstance(x, list):
+        return "[" + ",".join(describe(i) for i in x) + "]"
+    if isinstance(x, tuple):
+        return "(" + ",".join(describe(i) for i in x) + ")"
+    if isinstance(x, slice):
+        return ":".join("" if v is None else str(v) for v in (x.start, x.stop, x.step))
+    if x is Ellipsis:
+        return "..."
+    if isinstance(x, type):
+        return _SHORT.get(np.dtype(x).name, x.__name__)
+    return repr(x)
+
+
+def array_type(be):
+    return type(be.zeros((1,), F32))
+
+
+def check_array(be, got, expected, dtype):
+    assert isinstance(got, array_type(be)), f"returned a {type(got).__name__}, not the backend's array"
+    host = be.to_numpy(got)
+    assert isinstance(host, np.ndarray), f"to_numpy gave a {type(host).__name__}"
+    expected = np.asarray(expected)
+    assert host.dtype == np.dtype(dtype), f"dtype {host.dtype}, expected {np.dtype(dtype)}"
+    assert host.shape == expected.shape, f"shape {host.shape}, expected {expected.shape}"
+    if host.dtype.kind == "f":
+        rtol, atol = TOL[host.dtype]
+        np.testing.assert_allclose(host.astype(F64), expected.astype(F64), rtol=rtol, atol=atol)
+    else:
+        np.testing.assert_array_equal(host, expected)
+
+
+def _reference(ref, expect, args):
+    if expect is not None:
+        return expect
+    with np.errstate(all="ignore"):  # log(0), x/0: the reference is allowed to hit them
+        return ref(*to_ref(args))
+
+
+# ---- case builders: each gives (label, check(be, primitive)) -----------------------------
+
+def out(*args, ref=None, expect=None, dtype=None, label=None):
+    """The primitive's result on args equals ref(*args in float64), or `expect`."""
+    def check(be, f):
+        got = f(*to_backend(be, args))
+        check_array(be, got, _reference(ref, expect, args), dtype or first_dtype(args))
+    return label or describe(args), check
+
+
+def raises(exc, *args, label=None):
+    def check(be, f):
+        with pytest.raises(exc):
+            f(*to_backend(be, args))
+    return "raises-" + (label or describe(args)), check
+
+
+def mutates(*args, target, ref=None, expect=None, label=None):
+    """An in-place primitive: afterwards args[target] holds ref(*args) (same dtype and shape)."""
+    def check(be, f):
+        bargs = to_backend(be, args)
+        f(*bargs)
+        check_array(be, bargs[target], _reference(ref, expect, args), first_dtype([args[target]]))
+    return label or describe(args), check
+
+
+def aliases(base, *rest, write=(Ellipsis,), where=Ellipsis, label=None):
+    """f(base, *rest) is a view: writing 99 at `write` through it changes base at `where`."""
+    def check(be, f):
+        b = be.asarray(base)
+        v = f(b, *to_backend(be, rest))
+        be.setitem(v, write, be.full((), 99, base.dtype))
+        expected = base.astype(F64)
+        expected[where] = 99
+        check_array(be, b, expected, base.dtype)
+    return "aliases-" + (label or describe((base,) + rest)), check
+
+
+def custom(label):
+    def wrap(fn):
+        return label, fn
+    return wrap
+
+
+# ---- rows shared by families of primitives ----------------------------------------------
+
+def unary_rows(ref, lo=-3.0, hi=3.0, with_ints=False, special=()):
+    rows = [out(u(2, 3, lo=lo, hi=hi), ref=ref),
+            out(u(4, dtype=F64, lo=lo, hi=hi), ref=ref),
+            out(u(dtype=F32, lo=lo, hi=hi), ref=ref),  # 0-d
+            out(u(dtype=F64, lo=lo, hi=hi), ref=ref),
+            out(u(0, 3, lo=lo, hi=hi), ref=ref)]
+    if with_ints:
+        rows.append(out(ints(2, 3), ref=ref))
+    return rows + [out(arr(values, dt), expect=want, label=f"{_SHORT[np.dtype(dt).name]}{values}")
+                   for values, dt, want in special]
+
+
+def arith_rows(ref, with_ints=True, pos_second=False):
+    lo = 0.5 if pos_second else -2.0
+    rows = [out(u(2, 3), u(2, 3, lo=lo), ref=ref),
+            out(u(3, 1, dtype=F64), u(1, 4, dtype=F64, lo=lo), ref=ref),
+            out(u(2, 3), u(3, lo=lo), ref=ref),
+            out(u(), u(lo=lo), ref=ref),  # 0-d with 0-d stays an array
+            out(u(dtype=F64), u(2, 2, dtype=F64, lo=lo), ref=ref),
+            out(u(2, 3), 1.5, ref=ref),  # a Python float keeps float32
+            out(u(3, dtype=F64), 2, ref=ref),
+            out(u(), 3.0, ref=ref),
+            out(1, u(2, 3, lo=lo), ref=ref),  # scalar first, as tanh's backward does
+            out(2.5, u(dtype=F64, lo=lo), ref=ref),
+            raises(ValueError, u(2, 3), u(4))]
+    if with_ints:
+        rows += [out(ints(2, 3), ints(2, 3, lo=1), ref=ref),
+                 out(ints(2, 3), 3, ref=ref)]
+    return rows
+
+
+def compare_rows(ref):
+    ties = lambda *s: np.array(rng.integers(0, 3, s), dtype=F32)  # noqa: E731  equal elements on purpose
+    nan = arr([np.nan, 1.0, np.nan], F64)
+    return [out(ties(2, 3), ties(2, 3), ref=ref, dtype=BOOL),
+            out(u(3, 1, dtype=F64), u(1, 4, dtype=F64), ref=ref, dtype=BOOL),
+            out(ties(2, 3), 1.0, ref=ref, dtype=BOOL),
+            out(ties(), ties(), ref=ref, dtype=BOOL),
+            out(ints(2, 3, lo=-1, hi=2), 0, ref=ref, dtype=BOOL),
+            out(ints(4, lo=-1, hi=2), ints(4, lo=-1, hi=2), ref=ref, dtype=BOOL),
+            out(mask(2, 3), mask(2, 3), ref=ref, dtype=BOOL),
+            out(nan, arr([np.nan, 1.0, 0.0], F64), ref=ref, dtype=BOOL),
+            raises(ValueError, u(2, 3), u(2))]
+
+
+def reduce_rows(ref, with_dtype=False):
+    rows = [out(u(2, 3, 4), None, False, ref=ref),
+            out(u(2, 3, 4, dtype=F64), (1,), False, ref=ref),
+            out(u(2, 3, 4), (0, 2), True, ref=ref),
+            out(u(3, 4), (0, 1), False, ref=ref),
+            out(ints(3, 4), (0,), False, ref=ref),
+            out(u(), (), False, ref=ref),  # 0-d in, 0-d array out
+            out(u(dtype=F64), None, True, ref=ref),
+            out(arr([[1.0, np.nan], [2.0, 3.0]], F64), (1,), False, ref=ref)]
+    if with_dtype:
+        rows += [out(mask(3, 4), (1,), False, I64, ref=ref, dtype=I64),
+                 out(mask(3, 4), None, False, I64, ref=ref, dtype=I64),
+                 out(u(3, 4), (0,), True, F64, ref=ref, dtype=F64),
+                 out(u(0, 3), (0,), False, ref=ref)]
+    return rows
+
+
+def arg_rows(fn, ties, first):
+    ref = lambda a, axis, keep: fn(a, axis=axis, keepdims=keep)  # noqa: E731
+    return [out(u(3, 4), None, False, ref=ref, dtype=I64),
+            out(u(3, 4, dtype=F64), 1, False, ref=ref, dtype=I64),
+            out(u(3, 4), 0, True, ref=ref, dtype=I64),
+            out(u(2, 3, 4), 2, False, ref=ref, dtype=I64),
+            out(ints(5), 0, False, ref=ref, dtype=I64),
+            out(u(), None, False, expect=np.array(0), dtype=I64),
+            out(arr(ties, F32), 0, False, expect=np.array(first), dtype=I64, label="ties")]
+
+
+def softmax_ref(log):
+    def ref(a, axis):
+        e = np.exp(a)
+        p = e / e.sum(axis=axis, keepdims=True)
+        return np.log(p) if log else p
+    return ref
+
+
+def softmax_rows(log):
+    ref = softmax_ref(log)
+    big = u(2, 3, dtype=F64) + 1000.0  # naive exp overflows: the primitive must shift
+    big32 = u(3, lo=-1, hi=1) * 1000.0
+    return [out(u(3, 4), 1, ref=ref),
+            out(u(3, 4, dtype=F64), 0, ref=ref),
+            out(u(5), 0, ref=ref),
+            out(u(2, 3, 4), 1, ref=ref),
+            out(big, 1, expect=ref(big - 1000.0, 1), label="large-f64"),
+            out(big32, 0, expect=ref(big32.astype(F64) - big32.max(), 0), label="large-f32")]
+
+
+def setitem_ref(a, index, value):
+    a = a.copy()
+    a[index] = value
+    return a
+
+
+def getitem_ref(a, index):
+    return a[index]
+
+
+def clip_ref(a, lo, hi):
+    if lo is not None:
+        a = np.maximum(a, lo)
+    return a if hi is None else np.minimum(a, hi)
+
+
+def sigmoid_ref(a):
+    return 0.5 * (1.0 + np.tanh(0.5 * a))  # never overflows, and is not how the backend does it
+
+
+# ---- random primitives --------------------------------------------------------------------
+
+def sample(be, f, *args):
+    got = f(*args)
+    assert isinstance(got, array_type(be)), f"returned a {type(got).__name__}, not the backend's array"
+    return be.to_numpy(got)
+
+
+def rand_case(shape, dtype):
+    @custom(describe((shape, dtype)))
+    def check(be, f):
+        be.seed(0)
+        x = sample(be, f, shape, dtype)
+        assert x.dtype == np.dtype(dtype) and x.shape == shape
+        assert ((x >= 0) & (x < 1)).all()
+        if x.size >= 1000:
+            assert abs(x.mean() - 0.5) < 0.05 and abs(x.std() - 12 ** -0.5) < 0.03
+    return check
+
+
+def randn_case(shape, dtype):
+    @custom(describe((shape, dtype)))
+    def check(be, f):
+        be.seed(0)
+        x = sample(be, f, shape, dtype)
+        assert x.dtype == np.dtype(dtype) and x.shape == shape
+        assert np.isfinite(x).all()
+        if x.size >= 1000:
+            assert abs(x.mean()) < 0.1 and abs(x.std() - 1) < 0.1
+    return check
+
+
+def randint_case(low, high, shape, dtype):
+    @custom(describe((low, high, shape, dtype)))
+    def check(be, f):
+        be.seed(0)
+        x = sample(be, f, low, high, shape, dtype)
+        assert x.dtype == np.dtype(dtype) and x.shape == shape
+        values = x.astype(F64)
+        assert ((values >= low) & (values < high) & (values == np.round(values))).all()
+        if x.size >= 1000:  # every value in a small range turns up
+            assert set(np.unique(values)) == set(range(low, high))
+    return check
+
+
+def seed_case(prim, *args):
+    @custom(prim)
+    def check(be, seed):
+        draw = lambda: be.to_numpy(getattr(be, prim)(*args)).copy()  # noqa: E731
+        seed(1234)
+        first = draw()
+        seed(1234)
+        np.testing.assert_array_equal(draw(), first)
+        seed(4321)
+        assert not np.array_equal(draw(), first), "a different seed gave the same numbers"
+    return check
+
+
+# ---- custom checks -----------------------------------------------------------------------
+
+def empty_case(shape, dtype):
+    @custom(describe((shape, dtype)))
+    def check(be, f):
+        x = sample(be, f, shape, dtype)  # values are unspecified
+        assert x.dtype == np.dtype(dtype) and x.shape == shape
+    return check
+
+
+@custom("copies-numpy-input")
+def asarray_copies(be, f):
+    src = u(2, 3)
+    want = src.astype(F64)
+    a = f(src)
+    src[...] = 7  # the tensor owns its memory: from_numpy, not asarray, shares
+    check_array(be, a, want, F32)
+
+
+def to_numpy_case(x):
+    @custom(describe(x))
+    def check(be, f):
+        host = f(to_backend(be, x))
+        assert isinstance(host, np.ndarray), f"to_numpy gave a {type(host).__name__}"
+        want = to_ref(x)
+        assert host.dtype == first_dtype([x]) and host.shape == want.shape
+        np.testing.assert_array_equal(host.astype(want.dtype), want)
+    return check
+
+
+@custom("does-not-alias")
+def copy_does_not_alias(be, f):
+    a = be.asarray(arr([[1, 2], [3, 4]], F32))
+    c = f(a)
+    be.setitem(c, (Ellipsis,), be.full((), 99, F32))
+    check_array(be, a, [[1, 2], [3, 4]], F32)
+
+
+def split_case(x, sections, axis, pieces):
+    @custom(describe((x, sections, axis)))
+    def check(be, f):
+        got = f(be.asarray(x), sections, axis)
+        assert len(got) == len(pieces)
+        for g, index in zip(got, pieces):
+            check_array(be, g, x.astype(F64)[index], x.dtype)
+    return check
+
+
+def contiguity_case(x, expected):
+    @custom(describe(x))
+    def check(be, f):
+        assert bool(f(to_backend(be, x))) is expected
+    return check
+
+
+def ascontiguous_case(x):
+    @custom(describe(x))
+    def check(be, f):
+        got = f(to_backend(be, x))
+        check_array(be, got, to_ref(x), first_dtype([x]))
+        assert be.is_contiguous(got)
+    return check
+
+
+@custom("into-a-view")
+def copyto_through_view(be, f):
+    base = be.zeros((3, 4), F32)
+    f(be.getitem(base, (slice(None), slice(1, 3))), be.asarray(arr([[1, 2], [3, 4], [5, 6]], F32)))
+    check_array(be, base, [[0, 1, 2, 0], [0, 3, 4, 0], [0, 5, 6, 0]], F32)
+
+
+# ---- the table: every primitive, several inputs each ------------------------------------
+
+x23 = u(2, 3)
+x234 = u(2, 3, 4, dtype=F64)
+x34 = u(3, 4)
+INPLACE_REF = {"add": np.add, "sub": np.subtract, "mul": np.multiply, "div": np.divide}
+
+TABLE = {
+    # creation and transfer
+    "asarray": [
+        out([[1, 2], [3, 4]], expect=[[1, 2], [3, 4]], dtype=I64, label="int-list"),
+        out([0.5, -1.25], F32, expect=[0.5, -1.25], dtype=F32, label="float-list-as-f32"),
+        out(2.5, expect=np.array(2.5), dtype=F64, label="python-float"),
+        out([True, False], expect=[True, False], dtype=BOOL, label="bool-list"),
+        out(x23, ref=lambda a: a),
+        out(ints(3), ref=lambda a: a),
+        out(u(dtype=F64), ref=lambda a: a),
+        out(x234.transpose(2, 0, 1), ref=lambda a: a, label="non-contiguous-numpy"),
+        asarray_copies,
+    ],
+    "to_numpy": [to_numpy_case(x) for x in
+                 (u(), u(2, 3, dtype=F64), Transposed(u(3, 2)), ints(4), mask(2, 2), u(0, 2))],
+    "empty": [empty_case(s, d) for s, d in (((2, 3), F32), ((), F64), ((0, 4), I64), ((3,), BOOL))],
+    "zeros": [out(s, d, expect=np.zeros(s), dtype=d)
+              for s, d in (((2, 3), F32), ((), F64), ((0, 4), I64), ((3,), BOOL))],
+    "ones": [out(s, d, expect=np.ones(s), dtype=d)
+             for s, d in (((2, 3), F32), ((), F64), ((4,), I64), ((3,), BOOL))],
+    "full": [out((2, 3), 1.5, F32, expect=np.full((2, 3), 1.5), dtype=F32),
+             out((), 7, I64, expect=np.array(7), dtype=I64),
+             out((2,), True, BOOL, expect=[True, True], dtype=BOOL),
+             out((3,), float("nan"), F64, expect=[np.nan] * 3, dtype=F64),
+             out((2, 2), -2, F32, expect=np.full((2, 2), -2.0), dtype=F32)],
+    "arange": [out(0, 5, 1, I64, expect=[0, 1, 2, 3, 4], dtype=I64),
+               out(0.5, 2.0, 0.25, F32, expect=[0.5, 0.75, 1.0, 1.25, 1.5, 1.75], dtype=F32),
+               out(5, 0, -2, I64, expect=[5, 3, 1], dtype=I64),
+               out(0, 0, 1, F32, expect=np.zeros(0), dtype=F32),
+               out(1, 2.5, 0.5, F64, expect=[1.0, 1.5, 2.0], dtype=F64)],
+    "linspace": [out(0, 1, 5, F32, expect=[0, 0.25, 0.5, 0.75, 1], dtype=F32),
+                 out(-1, 1, 1, F64, expect=[-1.0], dtype=F64),
+                 out(0, 1, 0, F32, expect=np.zeros(0), dtype=F32),
+                 out(2, 10, 5, F64, expect=[2, 4, 6, 8, 10], dtype=F64),
+                 out(0, 10, 4, I64, expect=[0, 3, 6, 10], dtype=I64)],
+    "eye": [out(3, 3, F32, expect=[[1, 0, 0], [0, 1, 0], [0, 0, 1]], dtype=F32),
+            out(2, 4, I64, expect=[[1, 0, 0, 0], [0, 1, 0, 0]], dtype=I64),
+            out(3, 1, BOOL, expect=[[True], [False], [False]], dtype=BOOL),
+            out(0, 0, F64, expect=np.zeros((0, 0)), dtype=F64)],
+    "rand": [rand_case(s, d) for s, d in (((2, 3), F32), ((), F64), ((0,), F32), ((100, 20), F32),
+                                          ((5000,), F64))],
+    "randn": [randn_case(s, d) for s, d in (((2, 3), F32), ((), F64), ((0, 2), F64), ((100, 50), F32),
+                                            ((5000,), F64))],
+    "randint": [randint_case(*a) for a in ((-3, 4, (1000,), I64), (0, 10, (50, 20), I32),
+                                           (5, 6, (), I64), (0, 2, (1000,), BOOL),
+                                           (0, 5, (1000,), F32), (0, 3, (0,), I64))],
+    "seed": [seed_case("rand", (50,), F32), seed_case("randn", (4, 5), F64),
+             seed_case("randint", 0, 1000, (50,), I64)],
+    "astype": [out(x23, F64, ref=lambda a, d: a, dtype=F64),
+               out(x234, F32, ref=lambda a, d: a, dtype=F32),
+               out(arr([-1.7, 0.2, 2.9, -0.5], F64), I64, expect=[-1, 0, 2, 0], dtype=I64, label="truncates"),
+               out(arr([0, 3, -1], I64), BOOL, expect=[False, True, True], dtype=BOOL),
+               out(arr([True, False], BOOL), F32, expect=[1.0, 0.0], dtype=F32),
+               out(u(lo=1, hi=2), I64, expect=np.array(1), dtype=I64),
+               out(arr([1, 2], I32), "int64", expect=[1, 2], dtype=I64, label="dtype-as-string"),
+               out(Transposed(u(2, 3)), F64, ref=lambda a, d: a, dtype=F64)],
+    "copy": [out(x23, ref=lambda a: a), out(u(dtype=F64), ref=lambda a: a),
+             out(ints(2, 2), ref=lambda a: a), out(Transposed(u(3, 4)), ref=lambda a: a),
+             copy_does_not_alias],
+
+    # elementwise, unary
+    "neg": unary_rows(np.negative, with_ints=True),
+    "abs": unary_rows(np.abs, with_ints=True, special=[([-0.0, -1.5, 2.0], F32, [0.0, 1.5, 2.0])]),
+    "exp": unary_rows(np.exp, special=[([-np.inf, 0.0, 1.0], F64, [0.0, 1.0, np.e])]),
+    "log": unary_rows(np.log, lo=0.05, hi=5.0,
+                      special=[([0.0, 1.0, np.e, -1.0], F64, [-np.inf, 0.0, 1.0, np.nan])]),
+    "sqrt": unary_rows(np.sqrt, lo=0.0, hi=5.0, special=[([0.0, 4.0, 2.25], F32, [0.0, 2.0, 1.5])]),
+    "sin": unary_rows(np.sin, lo=-6.0, hi=6.0),
+    "cos": unary_rows(np.cos, lo=-6.0, hi=6.0),
+    "tanh": unary_rows(np.tanh, special=[([-50.0, 0.0, 50.0], F32, [-1.0, 0.0, 1.0])]),
+    "sigmoid": unary_rows(sigmoid_ref, lo=-8.0, hi=8.0)
+    + [out(arr([-1000.0, -100.0, 0.0, 100.0, 1000.0], d), ref=sigmoid_ref) for d in (F32, F64)],
+    "relu": unary_rows(lambda a: np.maximum(a, 0), with_ints=True),
+    "sign": unary_rows(np.sign, with_ints=True, special=[([-2.0, 0.0, 3.0], F32, [-1.0, 0.0, 1.0])]),
+
+    # elementwise, binary
+    "add": arith_rows(np.add),
+    "sub": arith_rows(np.subtract),
+    "mul": arith_rows(np.multiply)
+    + [out(u(2, 3), mask(2, 3), ref=np.multiply, label="f32*bool-stays-f32"),  # relu's backward
+       out(u(2, 3, dtype=F64), 0.0, ref=np.multiply)],
+    "div": arith_rows(np.divide, with_ints=False, pos_second=True)
+    + [out(arr([1.0, -1.0, 0.0], F32), 0.0, expect=[np.inf, -np.inf, np.nan], dtype=F32, label="by-zero"),
+       out(u(2, 3), 7, ref=np.divide)],
+    "pow": [out(u(2, 3, lo=0.1), 2, ref=np.power),
+            out(u(4, dtype=F64, lo=0.1), 0.5, ref=np.power),
+            out(u(3, 1, dtype=F64, lo=0.1), u(1, 4, dtype=F64), ref=np.power),
+            out(u(lo=0.1), u(), ref=np.power),
+            out(u(2, 3, lo=0.1), 1.5, ref=np.power),
+            out(u(3), 0, ref=np.power),
+            out(arr([0.0, 2.0], F32), arr([0.0, 3.0], F32), expect=[1.0, 8.0], dtype=F32),
+            out(ints(2, 3, lo=-3, hi=4), 2, ref=np.power),
+            out(2.0, u(3, dtype=F64), ref=np.power),
+            raises(ValueError, u(2, 3, lo=0.1), u(4))],
+    "maximum": arith_rows(np.maximum)
+    + [out(arr([np.nan, 1.0, 2.0], F64), arr([0.0, np.nan, 1.0], F64), expect=[np.nan, np.nan, 2.0],
+           dtype=F64, label="nan-propagates")],
+    "minimum": arith_rows(np.minimum)
+    + [out(arr([np.nan, 1.0, 2.0], F64), arr([0.0, np.nan, 1.0], F64), expect=[np.nan, np.nan, 1.0],
+           dtype=F64, label="nan-propagates")],
+    "eq": compare_rows(np.equal),
+    "ne": compare_rows(np.not_equal),
+    "lt": compare_rows(np.less),
+    "le": compare_rows(np.less_equal),
+    "gt": compare_rows(np.greater),
+    "ge": compare_rows(np.greater_equal),
+    "where": [out(mask(2, 3), u(2, 3), u(2, 3), ref=np.where, dtype=F32),
+              out(mask(3), u(2, 1, dtype=F64), u(dtype=F64), ref=np.where, dtype=F64),
+              out(mask(), u(), u(), ref=np.where, dtype=F32),
+              out(mask(2, 2), ints(2, 2), ints(2), ref=np.where, dtype=I64),
+              out(mask(4), mask(4), mask(4), ref=np.where, dtype=BOOL),
+              raises(ValueError, mask(2, 3), u(2, 3), u(4))],
+    "clip": [out(u(2, 3), -1.0, 1.0, ref=clip_ref),
+             out(u(4, dtype=F64), None, 0.5, ref=clip_ref),
+             out(u(2, 3), 0, None, ref=clip_ref),
+             out(ints(2, 3), -2, 3, ref=clip_ref),
+             out(u(), -0.5, 0.5, ref=clip_ref),
+             out(u(3, dtype=F64), 2.0, 1.0, expect=[1.0, 1.0, 1.0], dtype=F64, label="lo>hi-gives-hi")],
+
+    # in place
+    "iadd": [mutates(u(2, 3), u(2, 3), target=0, ref=np.add),
+             mutates(u(2, 3, dtype=F64), u(3, dtype=F64), target=0, ref=np.add),
+             mutates(u(), u(), target=0, ref=np.add),
+             mutates(Transposed(u(3, 4)), u(3, 4), target=0, ref=np.add),
+             mutates(ints(2, 2), ints(2, 2), target=0, ref=np.add)],
+    "binary_inplace": [mutates(n, a, b, target=1, ref=lambda n, a, b: INPLACE_REF[n](a, b)) for n, a, b in (
+        ("add", u(2, 3), u(2, 3)),
+        ("sub", u(2, 3, dtype=F64), u(3, dtype=F64)),
+        ("mul", u(2, 3), 2.5),
+        ("div", u(2, 3), u(2, 1, lo=0.5)),
+        ("div", u(3, dtype=F64), 4),
+        ("mul", u(), u()),
+        ("add", ints(2, 3), ints(3)),
+        ("sub", Transposed(u(2, 3)), u(3, 2)))]
+    + [raises(ValueError, "add", u(3), u(2, 3), label="would-grow-dst")],
+    "copyto": [mutates(u(2, 3), u(2, 3), target=0, ref=lambda d, s: s),
+               mutates(u(2, 3), arr(5.0, F32), target=0, expect=np.full((2, 3), 5.0)),
+               mutates(u(2, 3, dtype=F64), u(3, dtype=F64), target=0, ref=lambda d, s: np.broadcast_to(s, d.shape)),
+               mutates(np.zeros(3, F32), arr([0.1, 1e40, -2.5], F64), target=0,
+                       expect=np.array([0.1, 1e40, -2.5], F64).astype(F32), label="casts-f64-to-f32"),
+               mutates(np.zeros(2, F32), arr([3, -4], I64), target=0, expect=[3.0, -4.0], label="casts-i64-to-f32"),
+               mutates(Transposed(u(3, 2)), u(3, 2), target=0, ref=lambda d, s: s),
+               copyto_through_view],
+    "setitem": [mutates(x34.copy(), (1,), arr(7.0, F32), target=0, ref=setitem_ref),
+                mutates(u(3, 4), (slice(None), 2), u(3), target=0, ref=setitem_ref),
+                mutates(u(3, 4, dtype=F64), (arr([0, 2], I64),), u(2, 4, dtype=F64), target=0, ref=setitem_ref),
+                mutates(u(3, 4), (arr([True, False, True], BOOL),), arr(0.0, F32), target=0, ref=setitem_ref),
+                mutates(u(2, 3), (slice(None, None, 2), Ellipsis, None), u(1, 3, 1), target=0, ref=setitem_ref),
+                mutates(u(), (), arr(3.0, F32), target=0, expect=np.array(3.0)),
+                mutates(ints(4), (-1,), arr(9, I64), target=0, ref=setitem_ref),
+                raises(ValueError, u(3, 4), (0,), u(5), label="value-does-not-broadcast"),
+                raises(IndexError, u(3, 4), (3,), arr(0.0, F32), label="out-of-range")],
+
+    # reductions
+    "sum": reduce_rows(lambda a, axis, keep, dtype=None: np.sum(a, axis=axis, keepdims=keep), with_dtype=True),
+    "amax": reduce_rows(lambda a, axis, keep: np.amax(a, axis=axis, keepdims=keep)),
+    "amin": reduce_rows(lambda a, axis, keep: np.amin(a, axis=axis, keepdims=keep)),
+    "argmax": arg_rows(np.argmax, [1.0, 3.0, 3.0, 0.0], 1),
+    "argmin": arg_rows(np.argmin, [2.0, 0.0, 0.0, 5.0], 1),
+    "softmax": softmax_rows(log=False),
+    "log_softmax": softmax_rows(log=True),
+
+    # linear algebra
+    "matmul": [out(u(2, 3), u(3, 4), ref=np.matmul),
+               out(u(3, dtype=F64), u(3, dtype=F64), ref=np.matmul),  # dot: a 0-d array
+               out(u(3), u(3, 2), ref=np.matmul),
+               out(u(2, 3, dtype=F64), u(3, dtype=F64), ref=np.matmul),
+               out(u(2, 3, 4), u(4, 5), ref=np.matmul),
+               out(u(2, 1, 3, 4, dtype=F64), u(5, 4, 2, dtype=F64), ref=np.matmul),
+               out(Transposed(u(3, 4)), Transposed(u(4, 2)), ref=np.matmul),
+               out(ints(2, 3), ints(3, 2), ref=np.matmul),
+               out(u(0, 3), u(3, 2), ref=np.matmul)],
+
+    # layout
+    "reshape": [out(x23, (3, 2), ref=np.reshape),
+                out(x234, (-1,), ref=np.reshape),
+                out(u(), (1, 1), ref=np.reshape),
+                out(u(1, dtype=F64), (), ref=np.reshape),
+                out(Transposed(u(2, 3)), (6,), ref=np.reshape, label="non-contiguous-copies"),
+                out(u(0, 3), (3, 0), ref=np.reshape),
+                out(ints(2, 2), (4, 1), ref=np.reshape)],
+    "view": [out(x23, (6,), ref=np.reshape),
+             out(x234, (6, 4), ref=np.reshape),
+             out(u(), (1,), ref=np.reshape),
+             out(u(1, 1, dtype=F64), (), ref=np.reshape),
+             out(mask(2, 2), (4,), ref=np.reshape),
+             aliases(u(2, 3), (3, 2), write=(0,), where=(0, slice(0, 2))),
+             aliases(u(), (1, 1)),
+             raises(ValueError, Transposed(u(3, 2)), (6,), label="transposed-needs-a-copy")],
+    "transpose": [out(x23, (1, 0), ref=np.transpose),
+                  out(x234, (2, 0, 1), ref=np.transpose),
+                  out(u(), (), ref=np.transpose),
+                  out(ints(2, 3), (1, 0), ref=np.transpose),
+                  aliases(u(2, 3), (1, 0), write=(0,), where=(slice(None), 0))],
+    "broadcast_to": [out(u(3), (2, 3), ref=np.broadcast_to),
+                     out(u(dtype=F64), (2, 2), ref=np.broadcast_to),
+                     out(u(2, 1), (2, 3), ref=np.broadcast_to),
+                     out(u(2, 3), (2, 3), ref=np.broadcast_to),
+                     out(u(3), (4, 2, 3), ref=np.broadcast_to),
+                     out(ints(1, 2), (3, 2), ref=np.broadcast_to),
+                     out(mask(3), (2, 3), ref=np.broadcast_to)],
+    "getitem": [out(x34, (1,), ref=getitem_ref),
+                out(x34, (slice(None), slice(None, None, 2)), ref=getitem_ref),
+                out(x34, (None, Ellipsis, 1), ref=getitem_ref),
+                out(x34, (arr([2, 0, 2], I64),), ref=getitem_ref),
+                out(x34, (arr([True, False, True], BOOL),), ref=getitem_ref),
+                out(x34, (0, 1), ref=getitem_ref, label="all-ints-gives-0-d"),
+                out(x34, (-1, slice(1, 3)), ref=getitem_ref),
+                out(x234, (slice(None), arr([0, 2], I64), slice(1, None)), ref=getitem_ref),
+                out(u(), (), ref=getitem_ref),
+                out(u(), (None,), ref=getitem_ref),
+                out(ints(5), (slice(1, 4),), ref=getitem_ref),
+                aliases(u(3, 4), (1,), where=(1,)),
+                aliases(u(3, 4), (slice(None), slice(1, 3)), where=(slice(None), slice(1, 3))),
+                aliases(u(3, 4), (None, Ellipsis, 2), where=(Ellipsis, 2)),
+                aliases(u(3, 4), (0, 1), where=(0, 1)),
+                aliases(u(), (), where=()),
+                raises(IndexError, u(3, 4), (3,))],
+    "index_add": [out((4,), (arr([0, 0, 2], I64),), arr([1.0, 2.0, 3.0], F32), F32,
+                      expect=[3.0, 0.0, 3.0, 0.0], dtype=F32, label="repeats-accumulate"),
+                  out((2, 3), (arr([1, 1, 0], I64), arr([2, 2, 2], I64)), arr([1.0, 10.0, 100.0], F64), F64,
+                      expect=[[0, 0, 100], [0, 0, 11]], dtype=F64, label="repeated-pairs"),
+                  out((3, 4), (slice(None), 1), u(3), F32, expect=None,
+                      ref=lambda s, i, v, d: setitem_ref(np.zeros(s), i, v), dtype=F32),
+                  out((3, 4), (arr([True, False, True], BOOL),), u(2, 4, dtype=F64), F64,
+                      ref=lambda s, i, v, d: setitem_ref(np.zeros(s), i, v), dtype=F64),
+                  out((), (None,), arr([2.5], F32), F32, expect=np.array(2.5), dtype=F32),
+                  out((2, 3), (Ellipsis, 0), u(2), F32,
+                      ref=lambda s, i, v, d: setitem_ref(np.zeros(s), i, v), dtype=F32)],
+    "concatenate": [out([u(2, 3), u(1, 3)], 0, expect=None, ref=lambda xs, ax: np.concatenate(xs, ax)),
+                    out([ints(2, 1), ints(2, 2)], 1, ref=lambda xs, ax: np.concatenate(xs, ax)),
+                    out([u(0, 3, dtype=F64), u(2, 3, dtype=F64), u(1, 3, dtype=F64)], 0,
+                        ref=lambda xs, ax: np.concatenate(xs, ax)),
+                    out([u(2, 2, 1), u(2, 2, 3)], 2, ref=lambda xs, ax: np.concatenate(xs, ax)),
+                    out([u(3)], 0, ref=lambda xs, ax: xs[0]),
+                    out([arr([1.0, 2.0], F32), arr([3.0], F32)], 0, expect=[1.0, 2.0, 3.0], dtype=F32)],
+    "split": [split_case(u(5, 2), [1, 3], 0, [slice(0, 1), slice(1, 3), slice(3, 5)]),
+              split_case(ints(2, 4), 2, 1, [(slice(None), slice(0, 2)), (slice(None), slice(2, 4))]),
+              split_case(u(3, dtype=F64), [3], 0, [slice(0, 3), slice(3, 3)])],
+    "is_contiguous": [contiguity_case(u(2, 3), True), contiguity_case(Transposed(u(2, 3)), False),
+                      contiguity_case(u(), True), contiguity_case(ints(4), True)],
+    "ascontiguous": [ascontiguous_case(Transposed(u(2, 3))), ascontiguous_case(u(3, 2)),
+                     ascontiguous_case(u()), ascontiguous_case(Transposed(ints(3, 4)))],
+}
+
+
+def _rows():
+    for prim, rows in TABLE.items():
+        seen = {}
+        for label, check in rows:
+            seen[label] = seen.get(label, 0) + 1
+            tag = label if seen[label] == 1 else f"{label}#{seen[label]}"
+            yield pytest.param(prim, check, id=f"{prim}:{tag}")
+
+
+@pytest.mark.parametrize("prim, check", list(_rows()))
+def test_primitive(be, prim, check):
+    check(be, getattr(be, prim))
+
+
+def test_every_primitive_has_cases():
+    assert len(set(PRIMITIVES)) == len(PRIMITIVES), "PRIMITIVES lists a name twice"
+    assert set(TABLE) == set(PRIMITIVES), (
+        f"no conformance case for {sorted(set(PRIMITIVES) - set(TABLE))}; "
+        f"cases for unlisted {sorted(set(TABLE) - set(PRIMITIVES))}")
+    assert all(TABLE.values())
+
+
+def test_backend_implements_every_primitive(be):
+    missing = [n for n in PRIMITIVES if not callable(getattr(be, n, None))]
+    assert not missing, f"{getattr(be, 'name', be)} lacks {missing}"
+
+
+# ---- the list is the whole contract: everything minigrad calls on a backend is in it ------
+
+SRC = Path(minigrad.__file__).parent
+_ATTR = re.compile(r"\b(?:be|backend)\.([A-Za-z_]\w*)")
+_GETATTR = re.compile(r"getattr\(\s*[\w.]*\b(?:be|backend)\s*,\s*[\"'](\w+)[\"']")
+
+
+def _backend_names_in_source():
+    found = {}
+    for path in sorted(SRC.rglob("*.py")):
+        if (SRC / "backends") in path.parents:
+            continue  # the backends implement the contract; everything else consumes it
+        for n, line in enumerate(path.read_text().splitlines(), 1):
+            for pattern in (_ATTR, _GETATTR):
+                for name in pattern.findall(line):
+                    found.setdefault(name, f"{path.relative_to(SRC.parent)}:{n}")
+    return found
+
+
+def test_backend_attributes_used_in_source_are_primitives():
+    found = _backend_names_in_source()
+    assert len(found) > 20, "the scan found almost nothing: has the backend's name in ops changed?"
+    unlisted = {name: where for name, where in found.items() if name not in PRIMITIVES}
+    assert not unlisted, f"backend attributes used but not in PRIMITIVES: {unlisted}"
+
+
+def test_primitive_names_held_by_op_classes_are_primitives():
+    """Ops that look a primitive up by name (getattr(be, cls._prim)) name real primitives."""
+    held = {}
+    for info in pkgutil.walk_packages(minigrad.ops.__path__, "minigrad.ops."):
+        module = importlib.import_module(info.name)
+        for obj in vars(module).values():
+            if isinstance(obj, type) and obj.__module__ == module.__name__:
+                for attr in ("_prim", "_prims"):
+                    value = vars(obj).get(attr)
+                    for name in (value,) if isinstance(value, str) else value or ():
+                        held[name] = f"{obj.__module__}.{obj.__qualname__}.{attr}"
+    assert held, "no op class names a primitive: has the _prim convention changed?"
+    unlisted = {name: where for name, where in held.items() if name not in PRIMITIVES}
+    assert not unlisted, f"primitive names not in PRIMITIVES: {unlisted}"
