@@ -119,7 +119,7 @@ def describe(x):
     if isinstance(x, list):
         return "[" + ",".join(describe(i) for i in x) + "]"
     if isinstance(x, tuple):
-        return "(" + ",".join(describe(i) for i in x) + ")"
+        return "(" + ",".join(describe(i) for i in x) + ("," if len(x) == 1 else "") + ")"
     if isinstance(x, slice):
         return ":".join("" if v is None else str(v) for v in (x.start, x.stop, x.step))
     if x is Ellipsis:
@@ -275,22 +275,20 @@ def arg_rows(fn, ties, first):
 
 def softmax_ref(log):
     def ref(a, axis):
-        e = np.exp(a)
-        p = e / e.sum(axis=axis, keepdims=True)
-        return np.log(p) if log else p
+        # logaddexp.reduce is stable without the max-shift the backends use
+        out = a - np.logaddexp.reduce(a, axis=axis, keepdims=True)
+        return out if log else np.exp(out)
     return ref
 
 
 def softmax_rows(log):
     ref = softmax_ref(log)
-    big = u(2, 3, dtype=F64) + 1000.0  # naive exp overflows: the primitive must shift
-    big32 = u(3, lo=-1, hi=1) * 1000.0
     return [out(u(3, 4), 1, ref=ref),
             out(u(3, 4, dtype=F64), 0, ref=ref),
             out(u(5), 0, ref=ref),
             out(u(2, 3, 4), 1, ref=ref),
-            out(big, 1, expect=ref(big - 1000.0, 1), label="large-f64"),
-            out(big32, 0, expect=ref(big32.astype(F64) - big32.max(), 0), label="large-f32")]
+            out(u(2, 3, dtype=F64) + 1000.0, 1, ref=ref, label="large-f64"),  # naive exp overflows
+            out(u(3, lo=-1, hi=1) * 1000.0, 0, ref=ref, label="spread-f32")]
 
 
 def setitem_ref(a, index, value):
@@ -587,8 +585,8 @@ TABLE = {
     "copyto": [mutates(u(2, 3), u(2, 3), target=0, ref=lambda d, s: s),
                mutates(u(2, 3), arr(5.0, F32), target=0, expect=np.full((2, 3), 5.0)),
                mutates(u(2, 3, dtype=F64), u(3, dtype=F64), target=0, ref=lambda d, s: np.broadcast_to(s, d.shape)),
-               mutates(np.zeros(3, F32), arr([0.1, 1e40, -2.5], F64), target=0,
-                       expect=np.array([0.1, 1e40, -2.5], F64).astype(F32), label="casts-f64-to-f32"),
+               mutates(np.zeros(3, F32), arr([0.1, 1 / 3, -2.5], F64), target=0,
+                       expect=[0.1, 1 / 3, -2.5], label="casts-f64-to-f32"),
                mutates(np.zeros(2, F32), arr([3, -4], I64), target=0, expect=[3.0, -4.0], label="casts-i64-to-f32"),
                mutates(Transposed(u(3, 2)), u(3, 2), target=0, ref=lambda d, s: s),
                copyto_through_view],

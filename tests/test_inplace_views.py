@@ -49,3 +49,11 @@ def test_second_order_through_inplace_view(device):
     assert g.tolist() == [1., 4., 6., 1.]
     g2, = minigrad.autograd.grad(g.sum(), x)
     np.testing.assert_allclose(g2.tolist(), [0., 2., 2., 0.])
+
+
+@pytest.mark.parametrize("write", [lambda e: e.add_(1), lambda e: e.mul_(2.0),
+                                   lambda e: e.__setitem__(0, 1.0), lambda e: e.zero_()])
+def test_writing_into_an_expanded_view_raises(device, write):
+    e = minigrad.zeros(3, device=device).expand(2, 3)
+    with pytest.raises(RuntimeError, match="more than one element of the written-to tensor"):
+        write(e)

@@ -12,7 +12,17 @@ def _tracked(t, other):
     return _GradState.enabled and (t._requires_grad or (isinstance(other, Tensor) and other._requires_grad))
 
 
+def check_writable(t):
+    """torch refuses to write into a tensor whose elements share memory (an expanded view)."""
+    a = t._data
+    if t._base is not None and any(st == 0 and n > 1 for st, n in zip(a.strides, a.shape)):
+        raise RuntimeError("unsupported operation: more than one element of the written-to tensor refers "
+                           "to a single memory location. Please clone() the tensor before performing "
+                           "the operation.")
+
+
 def inplace(t, compute, other=None):
+    check_writable(t)
     if _GradState.enabled and t._requires_grad and t.grad_fn is None:
         raise RuntimeError("a leaf Variable that requires grad is being used in an in-place operation.")
     tracked = _tracked(t, other)
@@ -49,6 +59,7 @@ def inplace_arith(t, name, cls, other, floating=False):
     """add_/sub_/mul_/div_: straight into t's memory when nothing is recorded and t already has
     the result's dtype and shape; otherwise the general path above."""
     from .elementwise import binary
+    check_writable(t)
     if not _tracked(t, other):
         if isinstance(other, Tensor):
             ok = (other._device is t._device and other._data.dtype is t._data.dtype
