@@ -4,7 +4,6 @@ import weakref
 from . import dtypes as _dt
 from .autograd import function as _function, engine as _engine
 from .autograd import backward as _backward
-from .autograd.grad_mode import _GradState
 from .devices import canonical, CPU
 
 _new = object.__new__

@@ -159,7 +159,8 @@ def _reference(ref, expect, args):
 def out(*args, ref=None, expect=None, dtype=None, label=None):
     """The primitive's result on args equals ref(*args in float64), or `expect`."""
     def check(be, f):
-        got = f(*to_backend(be, args))
+        with np.errstate(all="ignore"):  # log(0) and x/0 are cases, not accidents
+            got = f(*to_backend(be, args))
         check_array(be, got, _reference(ref, expect, args), dtype or first_dtype(args))
     return label or describe(args), check
 
@@ -580,7 +581,7 @@ TABLE = {
         ("div", u(3, dtype=F64), 4),
         ("mul", u(), u()),
         ("add", ints(2, 3), ints(3)),
-        ("sub", Transposed(u(2, 3)), u(3, 2)))]
+        ("sub", Transposed(u(2, 3)), u(2, 3)))]
     + [raises(ValueError, "add", u(3), u(2, 3), label="would-grow-dst")],
     "copyto": [mutates(u(2, 3), u(2, 3), target=0, ref=lambda d, s: s),
                mutates(u(2, 3), arr(5.0, F32), target=0, expect=np.full((2, 3), 5.0)),
@@ -669,14 +670,14 @@ TABLE = {
                       expect=[3.0, 0.0, 3.0, 0.0], dtype=F32, label="repeats-accumulate"),
                   out((2, 3), (arr([1, 1, 0], I64), arr([2, 2, 2], I64)), arr([1.0, 10.0, 100.0], F64), F64,
                       expect=[[0, 0, 100], [0, 0, 11]], dtype=F64, label="repeated-pairs"),
-                  out((3, 4), (slice(None), 1), u(3), F32, expect=None,
+                  out((3, 4), (slice(None), 1), u(3), F32,
                       ref=lambda s, i, v, d: setitem_ref(np.zeros(s), i, v), dtype=F32),
                   out((3, 4), (arr([True, False, True], BOOL),), u(2, 4, dtype=F64), F64,
                       ref=lambda s, i, v, d: setitem_ref(np.zeros(s), i, v), dtype=F64),
                   out((), (None,), arr([2.5], F32), F32, expect=np.array(2.5), dtype=F32),
                   out((2, 3), (Ellipsis, 0), u(2), F32,
                       ref=lambda s, i, v, d: setitem_ref(np.zeros(s), i, v), dtype=F32)],
-    "concatenate": [out([u(2, 3), u(1, 3)], 0, expect=None, ref=lambda xs, ax: np.concatenate(xs, ax)),
+    "concatenate": [out([u(2, 3), u(1, 3)], 0, ref=lambda xs, ax: np.concatenate(xs, ax)),
                     out([ints(2, 1), ints(2, 2)], 1, ref=lambda xs, ax: np.concatenate(xs, ax)),
                     out([u(0, 3, dtype=F64), u(2, 3, dtype=F64), u(1, 3, dtype=F64)], 0,
                         ref=lambda xs, ax: np.concatenate(xs, ax)),

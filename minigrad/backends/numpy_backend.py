@@ -58,7 +58,10 @@ def randn(shape, dtype):
 
 
 def randint(low, high, shape, dtype):
-    return _rng.integers(low, high, shape, dtype=dtype)
+    dtype = np.dtype(dtype)
+    if dtype.kind in "iu":
+        return _rng.integers(low, high, shape, dtype=dtype)
+    return _rng.integers(low, high, shape).astype(dtype)  # torch allows float dtypes here
 
 
 def astype(a, dtype):
@@ -192,7 +195,10 @@ def broadcast_to(a, shape):
 
 
 def getitem(a, index):
-    return np.asarray(a[index])
+    r = a[index]
+    if r.__class__ is not ndarray:
+        r = a[index + (Ellipsis,)]  # a 0-d view rather than a NumPy scalar (a copy)
+    return r
 
 
 def setitem(a, index, value):
@@ -223,4 +229,4 @@ def is_contiguous(a):
 
 
 def ascontiguous(a):
-    return np.ascontiguousarray(a)
+    return a if a.flags.c_contiguous else a.copy(order="C")

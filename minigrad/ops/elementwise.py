@@ -2,7 +2,7 @@
 from numbers import Number
 
 from ..autograd.function import Function
-from ..dtypes import result_type, get_default_dtype, int64, bool_
+from ..dtypes import result_type, get_default_dtype, int64
 from ..tensor import Tensor, _make
 from .broadcast import broadcast_shape, sum_to, sum_to_array
 
@@ -459,12 +459,10 @@ class Clamp(Builtin):
         be = a._device.backend
         if ctx.needs_input_grad[0]:
             # a mask, not the input: clamp_ overwrites the input in place
-            keep = a._data
-            mask = be.ones(keep.shape, bool_.np)
-            if lo is not None:
-                mask = be.ge(keep, lo) & mask
-            if hi is not None:
-                mask = be.le(keep, hi) & mask
+            x = a._data
+            masks = [m for m in (be.ge(x, lo) if lo is not None else None,
+                                 be.le(x, hi) if hi is not None else None) if m is not None]
+            mask = masks[0] if len(masks) == 1 else be.mul(masks[0], masks[1])  # logical and
             ctx.save_for_backward(_make(mask, a._device))
         return _make(be.clip(a._data, lo, hi), a._device)
 

@@ -1,6 +1,6 @@
 """Matrix products: matmul (1-d, 2-d, batched, broadcast batched), mm, bmm."""
 from ..tensor import Tensor, _make
-from .broadcast import broadcast_shape, sum_to, sum_to_array
+from .broadcast import broadcast_shape, sum_to
 from .elementwise import Builtin, device_error
 
 
