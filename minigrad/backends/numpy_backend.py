@@ -143,16 +143,20 @@ def clip(a, lo, hi):
     return np.asarray(np.clip(a, lo, hi))
 
 
+# the ndarray methods skip np.sum's Python-level dispatch, which dominates on small arrays
 def sum(a, axis=None, keepdims=False, dtype=None):
-    return np.asarray(np.sum(a, axis=axis, keepdims=keepdims, dtype=dtype))
+    r = a.sum(axis, dtype, None, keepdims)
+    return r if r.__class__ is ndarray else np.asarray(r)
 
 
 def amax(a, axis=None, keepdims=False):
-    return np.asarray(np.amax(a, axis=axis, keepdims=keepdims))
+    r = a.max(axis, None, keepdims)
+    return r if r.__class__ is ndarray else np.asarray(r)
 
 
 def amin(a, axis=None, keepdims=False):
-    return np.asarray(np.amin(a, axis=axis, keepdims=keepdims))
+    r = a.min(axis, None, keepdims)
+    return r if r.__class__ is ndarray else np.asarray(r)
 
 
 def argmax(a, axis=None, keepdims=False):

@@ -33,6 +33,8 @@ def _expand_back(g, shape, dims, keepdim):
 
 
 def _expand_back_array(be, g, shape, dims, keepdim):
+    if len(dims) == len(shape):
+        return be.full(shape, be.reshape(g, ()), g.dtype)  # a full reduction: a fresh array
     if not keepdim and dims:
         g = be.reshape(g, _kept_shape(shape, dims))
     return be.broadcast_to(g, shape)
