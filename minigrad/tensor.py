@@ -60,7 +60,7 @@ class Tensor:
     _base = None        # the tensor this one is a view of
     _view_replay = None  # (parent, (primitive, arg)): how this view was made from parent
     _view_mark = 0      # the base's count of recorded in-place ops when this view was made
-    _grad_acc = None    # weakref to the AccumulateGrad node of a leaf
+    _grad_acc = None    # the AccumulateGrad node of a leaf (it refers back weakly)
     _hooks = None
     _retains_grad = False
     __array_priority__ = 1000  # NumPy defers to Tensor's reflected operators

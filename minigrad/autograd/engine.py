@@ -100,8 +100,8 @@ def run_backward(outputs, grads, retain_graph, create_graph, inputs=None, allow_
                     continue
             if node.__class__ is AccumulateGrad:
                 g = buf.get(0)
-                if g is not None:
-                    var = node.variable
+                var = node.variable
+                if g is not None and var is not None:
                     accumulate(var, _make(g, var._device) if raw else g, handed_out, create_graph)
                 continue
             cls = node._forward_cls

@@ -27,20 +27,26 @@ class Node:
 
 
 class AccumulateGrad(Node):
-    """The node of a leaf tensor that requires grad: backward adds into `variable.grad`."""
+    """The node of a leaf tensor that requires grad: backward adds into `variable.grad`.
+
+    The leaf holds its node and the node holds the leaf weakly, so neither keeps the other
+    alive (a leaf nobody references has no .grad anyone could read).
+    """
 
     def __init__(self, variable):
-        self.variable = variable
+        self._variable = weakref.ref(variable)
         self._device = variable._device
+
+    @property
+    def variable(self):
+        return self._variable()
 
 
 def accumulator(t):
-    """The AccumulateGrad node of leaf t, shared while any graph holds it (weakly cached)."""
-    ref = t._grad_acc
-    acc = ref() if ref is not None else None
+    """The AccumulateGrad node of leaf t, made once per leaf."""
+    acc = t._grad_acc
     if acc is None:
-        acc = AccumulateGrad(t)
-        t._grad_acc = weakref.ref(acc)
+        acc = t._grad_acc = AccumulateGrad(t)
     return acc
 
 
