@@ -300,7 +300,7 @@ class Tensor:
             dtype = _dt.to_dtype(dtype)
             if dtype is not out.dtype:
                 from .ops.elementwise import ToCopy
-                out = ToCopy.apply(out, dtype)
+                out = _function.apply_first(ToCopy, out, dtype)
         if device is not None:
             dev = canonical(device)
             if dev is not out._device:

@@ -2,6 +2,7 @@
 
 Each is a thin call into minigrad/ops, where the op is written once for every backend.
 """
+from .autograd.function import apply_unary
 from .ops import elementwise as ew, reduce as red, linalg, shape as sh, index as ix, join
 from .ops.elementwise import binary, rbinary, compare
 from .ops.inplace import inplace, inplace_arith
@@ -28,9 +29,9 @@ Tensor.__pow__ = lambda self, other: binary(ew.Pow, self, other)
 Tensor.__rpow__ = lambda self, other: rbinary(ew.Pow, self, other)
 Tensor.__matmul__ = lambda self, other: linalg.matmul(self, other) if isinstance(other, Tensor) else NotImplemented
 Tensor.__rmatmul__ = lambda self, other: NotImplemented
-Tensor.__neg__ = lambda self: ew.Neg.apply(self)
+Tensor.__neg__ = lambda self: apply_unary(ew.Neg, self)
 Tensor.__pos__ = lambda self: self
-Tensor.__abs__ = lambda self: ew.Abs.apply(self)
+Tensor.__abs__ = lambda self: apply_unary(ew.Abs, self)
 Tensor.__invert__ = lambda self: _invert(self)
 Tensor.__and__ = lambda self, other: _logical(self, other, "mul")
 Tensor.__or__ = lambda self, other: _logical(self, other, "maximum")
@@ -85,7 +86,7 @@ Tensor.sin = lambda self: ew.unary_float(ew.Sin, self)
 Tensor.cos = lambda self: ew.unary_float(ew.Cos, self)
 Tensor.tanh = lambda self: ew.unary_float(ew.Tanh, self)
 Tensor.sigmoid = lambda self: ew.unary_float(ew.Sigmoid, self)
-Tensor.relu = lambda self: ew.Relu.apply(self)
+Tensor.relu = lambda self: apply_unary(ew.Relu, self)
 Tensor.sign = lambda self: ew.Sign.apply(self)
 Tensor.square = lambda self: self * self
 Tensor.clamp = lambda self, min=None, max=None: ew.clamp(self, min, max)

@@ -211,6 +211,32 @@ class Function:
         return _fresh_outputs(out, args)
 
 
+def apply_unary(cls, a):
+    """Built-in cls.apply(a) for a Tensor a, without the general argument scan."""
+    if a._requires_grad and _GradState.enabled:
+        return _record(cls, (a,), _NEEDS_1)
+    return cls.forward(NO_CTX, a)
+
+
+def apply_binary(cls, a, b):
+    """Built-in cls.apply(a, b) for a Tensor a and a Tensor-or-Python-number b."""
+    if _GradState.enabled:
+        nb = b._requires_grad if isinstance(b, Tensor) else False
+        if a._requires_grad or nb:
+            return _record(cls, (a, b), (a._requires_grad, nb))
+    return cls.forward(NO_CTX, a, b)
+
+
+def apply_first(cls, a, *params):
+    """Built-in cls.apply(a, *params) where only a is a Tensor (shape ops, reductions, ...)."""
+    if a._requires_grad and _GradState.enabled:
+        return _record(cls, (a,) + params, (True,) + (False,) * len(params))
+    return cls.forward(NO_CTX, a, *params)
+
+
+_NEEDS_1 = (True,)
+
+
 def _refresh_view(view):
     """A recorded in-place op changed view's base after view was made: view's grad_fn must now
     come from the base's new graph (torch regenerates it the same way)."""

@@ -1,7 +1,7 @@
 """Elementwise ops: arithmetic, comparisons, unary math, clamp, where, dtype casts."""
 from numbers import Number
 
-from ..autograd.function import Function
+from ..autograd.function import Function, apply_binary, apply_unary
 from ..dtypes import result_type, get_default_dtype, int64
 from ..tensor import Tensor, _make
 from .broadcast import broadcast_shape, sum_to, sum_to_array
@@ -64,13 +64,13 @@ def binary(cls, a, b, floating=False):
     if isinstance(b, Tensor):
         if a._device is b._device and a._data.dtype is b._data.dtype and (
                 not floating or a._data.dtype.kind == "f"):
-            return cls.apply(a, b)
+            return apply_binary(cls, a, b)
     elif (b.__class__ is float or b.__class__ is int) and a._data.dtype.kind == "f":
-        return cls.apply(a, b)
+        return apply_binary(cls, a, b)
     ops = _operands(a, b, floating)
     if ops is None:
         return NotImplemented
-    return cls.apply(*ops)
+    return apply_binary(cls, *ops)
 
 
 def rbinary(cls, a, b, floating=False):
@@ -285,10 +285,6 @@ def compare(prim_name, a, b):
 
 
 # ---- unary -----------------------------------------------------------------
-
-def _float_input(a):
-    return a if a._data.dtype.kind == "f" else a.to(get_default_dtype())
-
 
 class Neg(Builtin):
     _node_name = "NegBackward0"
@@ -547,7 +543,7 @@ class ToCopy(Builtin):
 
 
 def unary_float(cls, a):
-    return cls.apply(_float_input(a))
+    return apply_unary(cls, a if a._data.dtype.kind == "f" else a.to(get_default_dtype()))
 
 
 class Overwrite(Builtin):

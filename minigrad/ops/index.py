@@ -1,6 +1,8 @@
 """Indexing: tensor[index] (views for basic indexing, copies for advanced) and tensor[index] = v."""
 from ..tensor import Tensor, _make
 from .broadcast import sum_to
+from ..autograd.function import apply_first
+from ..autograd.function import apply_first
 from .elementwise import Builtin, device_error
 from .shape import view_of
 
@@ -120,7 +122,7 @@ class IndexAdd(Builtin):
 
 def getitem(a, index):
     idx, basic = normalize_index(a, index)
-    return (Slice if basic else Index).apply(a, idx, basic)
+    return apply_first(Slice if basic else Index, a, idx, basic)
 
 
 class IndexPut(Builtin):

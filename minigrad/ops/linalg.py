@@ -1,6 +1,7 @@
 """Matrix products: matmul (1-d, 2-d, batched, broadcast batched), mm, bmm."""
 from ..tensor import Tensor, _make
 from .broadcast import broadcast_shape, sum_to
+from ..autograd.function import apply_binary
 from .elementwise import Builtin, device_error
 
 
@@ -114,16 +115,16 @@ def matmul(a, b):
             raise RuntimeError(f"inconsistent tensor size, expected tensor [{sa[0]}] and src [{sb[0]}] "
                                "to have the same number of elements, but got "
                                f"{sa[0]} and {sb[0]} elements respectively")
-        return Dot.apply(a, b)
+        return apply_binary(Dot, a, b)
     if len(sa) <= 2 and len(sb) <= 2:
         if len(sb) == 1:
             if sa[1] != sb[0]:
                 raise RuntimeError(f"size mismatch, got input ({sa[0]}), mat ({_sizes(sa)}), vec ({sb[0]})")
-            return Mv.apply(a, b)
+            return apply_binary(Mv, a, b)
         ra = sa if len(sa) == 2 else (1,) + sa
         if ra[1] != sb[0]:
             raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({_sizes(ra)} and {_sizes(sb)})")
-        return Matmul.apply(a, b)
+        return apply_binary(Matmul, a, b)
     # batched: batch dims broadcast (torch's broadcast message), then inner sizes must agree
     broadcast_shape(sa[:-2], sb[:-2] if len(sb) > 1 else ())
     k_b = sb[0] if len(sb) == 1 else sb[-2]
@@ -134,7 +135,7 @@ def matmul(a, b):
         if len(sa) == 1:
             raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied (1x{sa[0]} and {_sizes(sb[-2:])})")
         raise _batch2_error(sa, sb)
-    return Bmm.apply(a, b)
+    return apply_binary(Bmm, a, b)
 
 
 def mm(a, b):

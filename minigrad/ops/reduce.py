@@ -5,6 +5,7 @@ from collections import namedtuple
 
 from ..dtypes import int64
 from ..tensor import Tensor, _make, _wrap_dim
+from ..autograd.function import apply_first
 from .elementwise import Builtin
 
 
@@ -74,7 +75,7 @@ class SumDim(Sum):
 
 def sum(a, dim=None, keepdim=False, *, dtype=None):
     dims = normalize_dims(dim, a._data.ndim)
-    return (Sum if dim is None else SumDim).apply(a, dims, keepdim, dtype)
+    return apply_first(Sum if dim is None else SumDim, a, dims, keepdim, dtype)
 
 
 class Mean(Builtin):
@@ -110,7 +111,7 @@ def mean(a, dim=None, keepdim=False, *, dtype=None):
         raise RuntimeError("mean(): could not infer output dtype. Input dtype must be either a floating "
                            f"point or complex dtype. Got: {a.dtype._legacy[:-6]}")
     dims = normalize_dims(dim, a._data.ndim)
-    return (Mean if dim is None else MeanDim).apply(a, dims, keepdim)
+    return apply_first(Mean if dim is None else MeanDim, a, dims, keepdim)
 
 
 class Amax(Builtin):
@@ -153,12 +154,12 @@ class MinAll(Amin):
 
 def amax(a, dim=(), keepdim=False):
     dims = normalize_dims(None if dim == () else dim, a._data.ndim)
-    return Amax.apply(a, dims, keepdim)
+    return apply_first(Amax, a, dims, keepdim)
 
 
 def amin(a, dim=(), keepdim=False):
     dims = normalize_dims(None if dim == () else dim, a._data.ndim)
-    return Amin.apply(a, dims, keepdim)
+    return apply_first(Amin, a, dims, keepdim)
 
 
 class MaxDim(Builtin):
@@ -215,9 +216,9 @@ def _max_min(a, dim, keepdim, other, all_cls, dim_cls, rtype, pairwise):
     if dim is None:
         if keepdim:
             raise TypeError("max()/min() with keepdim needs dim")
-        return all_cls.apply(a, normalize_dims(None, a._data.ndim), False)
+        return apply_first(all_cls, a, normalize_dims(None, a._data.ndim), False)
     d = _wrap_dim(dim, a._data.ndim)
-    return rtype(*dim_cls.apply(a, d, keepdim))
+    return rtype(*apply_first(dim_cls, a, d, keepdim))
 
 
 def max(a, dim=None, keepdim=False, *, other=None):
@@ -291,7 +292,7 @@ def _var_args(a, dim, unbiased, keepdim, correction):
 
 def var(a, dim=None, unbiased=None, keepdim=False, *, correction=None):
     dims, correction = _var_args(a, dim, unbiased, keepdim, correction)
-    return Var.apply(a, dims, correction, keepdim)
+    return apply_first(Var, a, dims, correction, keepdim)
 
 
 class Std(Builtin):
@@ -317,7 +318,7 @@ class Std(Builtin):
 
 def std(a, dim=None, unbiased=None, keepdim=False, *, correction=None):
     dims, correction = _var_args(a, dim, unbiased, keepdim, correction)
-    return Std.apply(a, dims, correction, keepdim)
+    return apply_first(Std, a, dims, correction, keepdim)
 
 
 class LogSoftmax(Builtin):
@@ -376,11 +377,11 @@ def softmax(a, dim=None, dtype=None):
     a, d = _softmax_input(a, dim, dtype)
     if a._data.ndim == 0:
         return a * 0 + 1
-    return Softmax.apply(a, d)
+    return apply_first(Softmax, a, d)
 
 
 def log_softmax(a, dim=None, dtype=None):
     a, d = _softmax_input(a, dim, dtype)
     if a._data.ndim == 0:
         return a * 0
-    return LogSoftmax.apply(a, d)
+    return apply_first(LogSoftmax, a, d)

@@ -1,6 +1,7 @@
 """Shape ops. Those that are views share memory and the version counter with their input."""
 from ..tensor import _make, _wrap_dim
 from .broadcast import sum_to, sum_to_array
+from ..autograd.function import apply_first
 from .elementwise import Builtin
 
 
@@ -88,33 +89,33 @@ class Squeeze(Reshape):
 
 
 def reshape(a, shape):
-    return Reshape.apply(a, infer_shape(shape, a._data.size))
+    return apply_first(Reshape, a, infer_shape(shape, a._data.size))
 
 
 def view(a, shape):
     from ..dtypes import dtype as _dtype
     if len(shape) == 1 and isinstance(shape[0], _dtype):
         raise RuntimeError("view(dtype) is not supported by minigrad")
-    return View.apply(a, infer_shape(shape, a._data.size))
+    return apply_first(View, a, infer_shape(shape, a._data.size))
 
 
 def flatten(a, start_dim=0, end_dim=-1):
     shape = a._data.shape
     if not shape:
-        return Reshape.apply(a, (1,))
+        return apply_first(Reshape, a, (1,))
     s, e = _wrap_dim(start_dim, len(shape)), _wrap_dim(end_dim, len(shape))
     if s > e:
         raise RuntimeError("flatten() has invalid args: start_dim cannot come after end_dim")
     n = 1
     for d in shape[s:e + 1]:
         n *= d
-    return Reshape.apply(a, shape[:s] + (n,) + shape[e + 1:])
+    return apply_first(Reshape, a, shape[:s] + (n,) + shape[e + 1:])
 
 
 def unsqueeze(a, dim):
     shape = a._data.shape
     d = _wrap_dim(dim, len(shape) + 1)
-    return Unsqueeze.apply(a, shape[:d] + (1,) + shape[d:])
+    return apply_first(Unsqueeze, a, shape[:d] + (1,) + shape[d:])
 
 
 def squeeze(a, dim=None):
@@ -124,7 +125,7 @@ def squeeze(a, dim=None):
     else:
         dims = {_wrap_dim(d, len(shape)) for d in (dim if isinstance(dim, (tuple, list)) else (dim,))}
         dims = {d for d in dims if shape and shape[d] == 1}
-    return Squeeze.apply(a, tuple(s for i, s in enumerate(shape) if i not in dims))
+    return apply_first(Squeeze, a, tuple(s for i, s in enumerate(shape) if i not in dims))
 
 
 class Permute(Builtin):
@@ -163,7 +164,7 @@ def permute(a, dims):
     axes = tuple(_wrap_dim(d, n) for d in dims)
     if len(set(axes)) != n:
         raise RuntimeError("permute(): duplicate dims are not allowed.")
-    return Permute.apply(a, axes)
+    return apply_first(Permute, a, axes)
 
 
 def transpose(a, dim0, dim1):
@@ -171,14 +172,14 @@ def transpose(a, dim0, dim1):
     d0, d1 = _wrap_dim(dim0, n), _wrap_dim(dim1, n)
     axes = list(range(n))
     axes[d0], axes[d1] = axes[d1], axes[d0]
-    return Transpose.apply(a, tuple(axes))
+    return apply_first(Transpose, a, tuple(axes))
 
 
 def t(a):
     n = a._data.ndim
     if n > 2:
         raise RuntimeError(f"t() expects a tensor with <= 2 dimensions, but self is {n}D")
-    return Transpose.apply(a, tuple(range(n))[::-1])
+    return apply_first(Transpose, a, tuple(range(n))[::-1])
 
 
 class Expand(Builtin):
@@ -221,7 +222,7 @@ def expand(a, sizes):
                                f"at non-singleton dimension {i}.  Target sizes: {list(sizes)}.  "
                                f"Tensor sizes: {list(shape)}")
         out.append(s)
-    return Expand.apply(a, tuple(out))
+    return apply_first(Expand, a, tuple(out))
 
 
 class Clone(Builtin):
