@@ -78,45 +78,37 @@ class BackwardCFunction(Node):
     def set_materialize_grads(self, value):
         self.materialize_grads = bool(value)
 
-    @property
-    def saved_tensors(self):
+    def _checked_saved(self):
+        """The packed saved entries, after checking none was freed or modified in place."""
         saved = self._saved
         if saved is None:
             raise RuntimeError(_FREED)
-        out = []
         for entry in saved:
-            if entry is None:
-                out.append(None)
-                continue
-            t, version, output_nr = entry
-            vc = t._vc
-            if (vc[0] if vc is not None else 0) != version:
-                raise RuntimeError(_modified_message(t, version, self, output_nr))
-            if output_nr >= 0:
+            if entry is not None:
+                t, version, output_nr = entry
+                vc = t._vc
+                if vc is not None and vc[0] != version:
+                    raise RuntimeError(_modified_message(t, version, self, output_nr))
+        return saved
+
+    @property
+    def saved_tensors(self):
+        out = []
+        for entry in self._checked_saved():
+            if entry is not None and entry[2] >= 0:
                 # an output saved without its grad_fn (no reference cycle): reattach it here
+                t, _, output_nr = entry
                 alias = _new(Tensor)
                 alias._data, alias._device, alias._vc = t._data, t._device, t._vc
                 alias.grad_fn, alias._output_nr, alias._requires_grad = self, output_nr, True
-                t = alias
-            out.append(t)
+                out.append(alias)
+            else:
+                out.append(entry[0] if entry is not None else None)
         return tuple(out)
 
     def saved_arrays(self):
-        """The saved tensors' backend arrays (for raw backward formulas), version-checked."""
-        saved = self._saved
-        if saved is None:
-            raise RuntimeError(_FREED)
-        out = []
-        for entry in saved:
-            if entry is None:
-                out.append(None)
-                continue
-            t, version, output_nr = entry
-            vc = t._vc
-            if vc is not None and vc[0] != version:
-                raise RuntimeError(_modified_message(t, version, self, output_nr))
-            out.append(t._data)
-        return out
+        """The saved tensors' backend arrays, for the raw backward formulas."""
+        return [entry[0]._data if entry is not None else None for entry in self._checked_saved()]
 
     def _pack(self, outputs):
         packed = []

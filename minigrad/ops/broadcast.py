@@ -14,37 +14,33 @@ def broadcast_shape(a, b):
         elif x == 1:
             out.append(y)
         else:
-            # torch counts the dimension from the right end's alignment
             raise RuntimeError(f"The size of tensor a ({x}) must match the size of tensor b ({y}) "
-                               f"at non-singleton dimension {i - (n - max(len(a), len(b)))}")
+                               f"at non-singleton dimension {i}")
     return tuple(out)
+
+
+def _summed_dims(gshape, shape):
+    """The dims of gshape that broadcasting to it from shape created or stretched."""
+    lead = len(gshape) - len(shape)
+    return tuple(range(lead)) + tuple(i + lead for i, s in enumerate(shape)
+                                       if s == 1 and gshape[i + lead] != 1)
 
 
 def sum_to(g, shape):
     """Sum gradient g down to shape: the adjoint of broadcasting to g's shape."""
-    gshape = g._data.shape
-    if gshape == shape:
+    if g._data.shape == shape:
         return g
-    lead = len(gshape) - len(shape)
-    dims = tuple(range(lead)) + tuple(i + lead for i, s in enumerate(shape)
-                                       if s == 1 and gshape[i + lead] != 1)
+    dims = _summed_dims(g._data.shape, shape)
     if dims:
         g = g.sum(dims, keepdim=True)
-    if lead or g._data.shape != shape:
-        g = g.reshape(shape)
-    return g
+    return g if g._data.shape == shape else g.reshape(shape)
 
 
 def sum_to_array(be, g, shape):
     """sum_to on a backend array (the raw backward path)."""
-    gshape = g.shape
-    if gshape == shape:
+    if g.shape == shape:
         return g
-    lead = len(gshape) - len(shape)
-    dims = tuple(range(lead)) + tuple(i + lead for i, s in enumerate(shape)
-                                       if s == 1 and gshape[i + lead] != 1)
+    dims = _summed_dims(g.shape, shape)
     if dims:
         g = be.sum(g, dims, True)
-    if g.shape != shape:
-        g = be.reshape(g, shape)
-    return g
+    return g if g.shape == shape else be.reshape(g, shape)
