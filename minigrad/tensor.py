@@ -56,7 +56,7 @@ class Tensor:
     _requires_grad = False
     _grad = None
     _output_nr = 0
-    _vc = None          # version counter [version], shared by a tensor and its views
+    _vc = None          # [version, recorded in-place ops], shared by a tensor and its views
     _base = None        # the tensor this one is a view of
     _view_replay = None  # (parent, (primitive, arg)): how this view was made from parent
     _view_mark = 0      # the base's count of recorded in-place ops when this view was made
@@ -299,13 +299,11 @@ class Tensor:
         if dtype is not None:
             dtype = _dt.to_dtype(dtype)
             if dtype is not out.dtype:
-                from .ops.elementwise import ToCopy
-                out = _function.apply_first(ToCopy, out, dtype)
+                out = _function.apply_first(_ToCopy, out, dtype)
         if device is not None:
             dev = canonical(device)
             if dev is not out._device:
-                from .ops.transfer import ToDevice
-                out = ToDevice.apply(out, dev)
+                out = _function.apply_first(_ToDevice, out, dev)
         if copy and out is self:
             out = self.clone()
         return out
@@ -428,3 +426,5 @@ def _wrap_dim(dim, ndim):
 _function.Tensor = Tensor
 _engine._make = _make
 from . import tensor_methods  # noqa: E402,F401  (attaches the op methods to Tensor)
+from .ops.elementwise import ToCopy as _ToCopy  # noqa: E402  (ops import this module first)
+from .ops.transfer import ToDevice as _ToDevice  # noqa: E402
