@@ -87,7 +87,7 @@ def run_backward(outputs, grads, retain_graph, create_graph, inputs=None, allow_
             node = ready.pop()
             buf = buffers.pop(node, None)
             if buf is None:
-                _release(node, deps, ready, retain_graph)  # nothing flowed here: pass nothing on
+                _pass_over(node, deps, ready)  # nothing flowed here: pass nothing on
                 continue
             if node._tensor_hooks or node._retained:
                 _run_tensor_hooks(node, buf, raw)
@@ -96,7 +96,7 @@ def run_backward(outputs, grads, retain_graph, create_graph, inputs=None, allow_
                     g = buf.get(nr)
                     results[i] = _make(g, node._device) if raw and g is not None else g
                 if node not in needed or node.__class__ is AccumulateGrad:
-                    _release(node, deps, ready, retain_graph)
+                    _pass_over(node, deps, ready)
                     continue
             if node.__class__ is AccumulateGrad:
                 g = buf.get(0)
@@ -136,7 +136,7 @@ def run_backward(outputs, grads, retain_graph, create_graph, inputs=None, allow_
         _GradState.enabled = prev
 
     if capture is not None:
-        if not allow_unused and None in results:
+        if not allow_unused and any(r is None for r in results):
             raise RuntimeError("One of the differentiated Tensors appears to not have been used "
                                "in the graph. Set allow_unused=True if this is the desired behavior.")
         return tuple(results)
@@ -144,6 +144,7 @@ def run_backward(outputs, grads, retain_graph, create_graph, inputs=None, allow_
 
 
 def _add_to(buffers, node, nr, g, device, raw):
+    """Add gradient g for output nr of node (run_backward's loop inlines this, the hot path)."""
     buf = buffers.get(node)
     if buf is None:
         buffers[node] = {nr: g}
@@ -170,9 +171,8 @@ def _run_tensor_hooks(node, buf, raw):
                 t._grad = g if t._grad is None else t._grad + g
 
 
-def _release(node, deps, ready, retain_graph):
-    if not retain_graph and node.__class__ is not AccumulateGrad:
-        node._saved = None
+def _pass_over(node, deps, ready):
+    """Count node as done without running it (its saved tensors stay for a later backward)."""
     for nxt, _ in node.next_functions:
         if nxt is not None:
             d = deps[nxt] - 1
