@@ -272,10 +272,15 @@ class Var(Builtin):
     @staticmethod
     def backward(ctx, g):
         a, = ctx.saved_tensors
-        shape = a._data.shape
-        centered = a - a.mean(ctx.dims, keepdim=True)
-        scale = 2.0 / (ctx.n - ctx.correction) if ctx.n - ctx.correction > 0 else float("nan")
-        return _expand_back(g, shape, ctx.dims, ctx.keepdim) * centered * scale, None, None, None
+        return _var_grad(ctx, a, g), None, None, None
+
+
+def _var_grad(ctx, a, g):
+    """The gradient reaching a through var(a) when g reaches the variance."""
+    centered = a - a.mean(ctx.dims, keepdim=True)
+    dof = ctx.n - ctx.correction
+    scale = 2.0 / dof if dof > 0 else float("nan")
+    return _expand_back(g, a._data.shape, ctx.dims, ctx.keepdim) * centered * scale
 
 
 def _var_args(a, dim, unbiased, keepdim, correction):
@@ -309,11 +314,7 @@ class Std(Builtin):
     @staticmethod
     def backward(ctx, g):
         a, out = ctx.saved_tensors
-        gv = g / (2 * out)
-        shape = a._data.shape
-        centered = a - a.mean(ctx.dims, keepdim=True)
-        scale = 2.0 / (ctx.n - ctx.correction) if ctx.n - ctx.correction > 0 else float("nan")
-        return _expand_back(gv, shape, ctx.dims, ctx.keepdim) * centered * scale, None, None, None
+        return _var_grad(ctx, a, g / (2 * out)), None, None, None
 
 
 def std(a, dim=None, unbiased=None, keepdim=False, *, correction=None):
