@@ -1,13 +1,13 @@
 """Indexing: tensor[index] (views for basic indexing, copies for advanced) and tensor[index] = v."""
+from ..autograd.function import apply_first
 from ..tensor import Tensor, _make
 from .broadcast import sum_to
-from ..autograd.function import apply_first
-from ..autograd.function import apply_first
 from .elementwise import Builtin, device_error
 from .shape import view_of
 
 
-def _translate_index_error(e, a):
+def _translate_index_error(e):
+    """NumPy's out-of-bounds message in torch's words."""
     return IndexError(str(e).replace("axis", "dimension"))
 
 
@@ -90,7 +90,7 @@ class Index(Builtin):
         try:
             arr = a._device.backend.getitem(a._data, index)
         except IndexError as e:
-            raise _translate_index_error(e, a) from None
+            raise _translate_index_error(e) from None
         return view_of(a, arr, ("getitem", index)) if basic else _make(arr, a._device)
 
     @staticmethod
@@ -137,7 +137,7 @@ class IndexPut(Builtin):
         try:
             be.setitem(out, index, value._data)
         except IndexError as e:
-            raise _translate_index_error(e, a) from None
+            raise _translate_index_error(e) from None
         except ValueError:
             region = be.getitem(out, index).shape
             raise RuntimeError(f"shape mismatch: value tensor of shape {list(value._data.shape)} cannot be "
