@@ -206,7 +206,8 @@ class Pow(Builtin):
     def forward(ctx, a, b):
         be = a._device.backend
         if isinstance(b, Tensor):
-            if b._data.dtype.kind in "iu" and a._data.dtype.kind in "iu" and bool((b._data < 0).any()):
+            if (b._data.dtype.kind in "iu" and a._data.dtype.kind in "iu"
+                    and be.to_numpy(be.lt(b._data, 0)).any()):
                 raise RuntimeError("Integers to negative integer powers are not allowed.")
         elif isinstance(b, int) and b < 0 and a._data.dtype.kind in "iub":
             raise RuntimeError("Integers to negative integer powers are not allowed.")
