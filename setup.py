@@ -16,8 +16,8 @@ setup(
     include_package_data=True,
     install_requires=["numpy>=2.1"],
     extras_require={
-        "test": ["pytest>=7", "graphviz>=0.20"],
-        "cuda": ["cupy-cuda12x>=13"],
+        "test": ["pytest>=7", "graphviz>=0.20", "cuda-bindings>=12", "nvidia-cuda-nvrtc>=12"],
+        "cuda": ["cupy-cuda13x>=13"],
         "viz": ["graphviz>=0.20"],
     },
 )

@@ -6,7 +6,7 @@ CuPy is imported lazily: on a machine without it (or without a GPU) everything h
 
 _INSTALL_HINT = ("CUDA is not available: minigrad found no usable NVIDIA GPU through CuPy. "
                  "Install the CUDA extra with `pip install \"minigrad[cuda]\"` (it brings a CuPy "
-                 "build such as cupy-cuda12x) on a machine with an NVIDIA GPU and driver.")
+                 "build such as cupy-cuda13x) on a machine with an NVIDIA GPU and driver.")
 
 _state = {"checked": False, "cupy": None, "count": 0, "current": 0}
 
@@ -48,9 +48,8 @@ def current_device():
 
 
 def set_device(dev):
-    from .devices import device
-    index = dev if isinstance(dev, int) else device(dev).index or 0
-    _check_device(index)
+    index = _index(dev)
+    _cupy().cuda.Device(index).use()
     _state["current"] = index
 
 
@@ -59,4 +58,153 @@ def _backend(index):
         from .backends import cuda_backend
     except ImportError as e:
         raise RuntimeError(f"minigrad's CUDA backend could not be loaded: {e}") from e
+    _track_peak()
     return cuda_backend.for_device(index)
+
+
+def _cupy():
+    if not is_available():
+        raise RuntimeError(_INSTALL_HINT)
+    return _state["cupy"]
+
+
+def _index(dev):
+    """A device index from None (the current device), an int, a string or a minigrad.device."""
+    if dev is None:
+        return current_device()
+    if isinstance(dev, int):
+        index = dev
+    else:
+        from .devices import device as _device
+        d = _device(dev)
+        if d.type != "cuda":
+            raise ValueError(f"Expected a cuda device, but got: {d}")
+        index = d.index if d.index is not None else current_device()
+    _check_device(index)
+    return index
+
+
+class device:
+    """Context manager that makes device `dev` the current one, like torch.cuda.device."""
+
+    def __init__(self, dev):
+        self.index = _index(dev)
+
+    def __enter__(self):
+        self._prev = _state["current"]
+        set_device(self.index)
+
+    def __exit__(self, *exc):
+        set_device(self._prev)
+        return False
+
+
+class _DeviceProperties:
+    def __init__(self, props):
+        self.name = props["name"].decode() if isinstance(props["name"], bytes) else props["name"]
+        self.total_memory = props["totalGlobalMem"]
+        self.multi_processor_count = props["multiProcessorCount"]
+        self.major, self.minor = props["major"], props["minor"]
+
+    def __repr__(self):
+        return (f"_CudaDeviceProperties(name='{self.name}', major={self.major}, minor={self.minor}, "
+                f"total_memory={self.total_memory // (1024 * 1024)}MB, "
+                f"multi_processor_count={self.multi_processor_count})")
+
+
+def get_device_properties(dev=None):
+    return _DeviceProperties(_cupy().cuda.runtime.getDeviceProperties(_index(dev)))
+
+
+def get_device_name(dev=None):
+    return get_device_properties(dev).name
+
+
+def get_device_capability(dev=None):
+    p = get_device_properties(dev)
+    return p.major, p.minor
+
+
+def synchronize(dev=None):
+    cupy = _cupy()
+    with cupy.cuda.Device(_index(dev)):
+        cupy.cuda.runtime.deviceSynchronize()
+
+
+# memory: CuPy's pool allocates; peak use is tracked by wrapping its malloc
+_peak = {"bytes": 0, "installed": False}
+
+
+def _track_peak():
+    if _peak["installed"]:
+        return
+    cupy = _cupy()
+    pool = cupy.get_default_memory_pool()
+
+    def malloc(size):
+        mem = pool.malloc(size)
+        used = pool.used_bytes()
+        if used > _peak["bytes"]:
+            _peak["bytes"] = used
+        return mem
+
+    cupy.cuda.set_allocator(malloc)
+    _peak["installed"] = True
+
+
+def memory_allocated(dev=None):
+    _index(dev)
+    return _cupy().get_default_memory_pool().used_bytes()
+
+
+def max_memory_allocated(dev=None):
+    _index(dev)
+    return max(_peak["bytes"], memory_allocated(dev))
+
+
+def reset_peak_memory_stats(dev=None):
+    _peak["bytes"] = memory_allocated(dev)
+
+
+def memory_reserved(dev=None):
+    _index(dev)
+    return _cupy().get_default_memory_pool().total_bytes()
+
+
+def empty_cache():
+    if is_available():
+        _state["cupy"].get_default_memory_pool().free_all_blocks()
+
+
+def manual_seed(seed):
+    from .backends import cuda_backend
+    cuda_backend.for_device(current_device()).seed(int(seed))
+
+
+def manual_seed_all(seed):
+    from .backends import cuda_backend
+    for i in range(device_count()):
+        cuda_backend.for_device(i).seed(int(seed))
+
+
+class Event:
+    """torch.cuda.Event: record() on the current stream, elapsed_time(end) in milliseconds."""
+
+    def __init__(self, enable_timing=False, blocking=False, interprocess=False):
+        self._event = _cupy().cuda.Event(block=blocking, disable_timing=not enable_timing,
+                                         interprocess=interprocess)
+        self.enable_timing = enable_timing
+
+    def record(self, stream=None):
+        self._event.record(stream)
+
+    def synchronize(self):
+        self._event.synchronize()
+
+    def query(self):
+        return self._event.done
+
+    def elapsed_time(self, end_event):
+        if not (self.enable_timing and end_event.enable_timing):
+            raise RuntimeError("Both events must be created with argument 'enable_timing=True'.")
+        return _state["cupy"].cuda.get_elapsed_time(self._event, end_event._event)

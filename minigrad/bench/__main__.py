@@ -9,6 +9,7 @@ from . import THREAD_VARS
 # name -> module with add_arguments(parser) and run(args); a GPU benchmark adds its line here.
 COMMANDS = {
     "cpu": "minigrad.bench.cpu",
+    "gpu": "minigrad.bench.gpu",
 }
 DEFAULT = "cpu"
 

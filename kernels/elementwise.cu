@@ -1,0 +1,483 @@
+// minigrad elementwise kernels: unary and binary math, comparisons, logic, where, clip, fill,
+// and the activation backward helpers.
+//
+// ABI (every entry point is extern "C"; T is the C type of the suffix: f32 float, f64 double,
+// i64 long long, i32 int, b8 bool; element counts and strides are long long):
+//   unary      <op>_<sfx>(const T* x, T* y, n)
+//              <op>_strided_<sfx>(const T* x, T* y, n, const long long* meta, int ndim)
+//   binary     <op>_<sfx>(const T* a, const T* b, R* out, n)
+//              <op>_scalar_<sfx>(const T* a, T s, R* out, n)          out = a op s
+//              <op>_rscalar_<sfx>(const T* a, T s, R* out, n)         out = s op a
+//              <op>_strided_<sfx>(const T* a, const T* b, R* out, n, meta, ndim)
+//              R is T for arithmetic and bool for comparisons (eq ne lt le gt ge)
+//   logic      and_b8 or_b8 (binary, contiguous), not_b8 (unary), and_strided_b8 or_strided_b8
+//   where      where_strided_<sfx>(const bool* c, const T* a, const T* b, T* out, n, meta, ndim)
+//   clip       clip_<sfx>(const T* x, T* y, n, T lo, T hi, int has_lo, int has_hi)
+//   fill       fill_<sfx>(T* y, T value, n)
+//   backward   relu_backward_<sfx>, sigmoid_backward_<sfx>, tanh_backward_<sfx>
+//              (const T* g, const T* out, T* dx, n)
+//
+// Strided forms: meta = [shape[0..ndim), strides of operand 0, strides of operand 1, ...] in
+// elements (0 on broadcast dims), ndim <= MAX_NDIM; the output is contiguous of `shape`.
+//
+// In place: out (or y) may be the same memory as the first input when that input is contiguous
+// and of the output's shape. Every element is read and then written by the same thread, and no
+// pointer is __restrict__, so that is safe.
+//
+// Launch: any grid and block size is correct (every loop is grid-stride). Suggested: 256
+// threads per block, grid = min(ceil(n / 256), 32 * multiprocessors).
+//
+// Compiles with NVRTC, `--std=c++17` with or without `-default-device`, and no headers.
+
+#define MAX_NDIM 8
+// 16-byte vectors per input that a thread loads before it stores any, on the contiguous path:
+// cheap ops are pure memory traffic and want several loads in flight; costly math already has
+// W independent evaluations per vector and would only multiply its inlined code.
+#define UNROLL_CHEAP 4
+#define UNROLL_MATH 1
+
+typedef long long i64;
+
+// ---- 16-byte packs ----------------------------------------------------------------------------
+// A pack is W elements seen both as one vector register (one 16-byte load or store) and as an
+// array. Outputs narrower than inputs (bool from float) are packed into 2, 4 or 8 bytes.
+
+template <class T> struct Vec16;
+template <> struct Vec16<float> { typedef float4 type; };
+template <> struct Vec16<double> { typedef double2 type; };
+template <> struct Vec16<long long> { typedef longlong2 type; };
+template <> struct Vec16<int> { typedef int4 type; };
+template <> struct Vec16<bool> { typedef uint4 type; };
+
+template <int BYTES> struct RawBytes;
+template <> struct RawBytes<2> { typedef unsigned short type; };
+template <> struct RawBytes<4> { typedef unsigned int type; };
+template <> struct RawBytes<8> { typedef uint2 type; };
+
+template <class T, int BYTES> struct StorageOf { typedef typename RawBytes<BYTES>::type type; };
+template <class T> struct StorageOf<T, 16> { typedef typename Vec16<T>::type type; };
+
+template <class T, int W> union Pack {
+    typedef typename StorageOf<T, W * (int)sizeof(T)>::type Raw;
+    Raw raw;
+    T e[W];
+};
+
+__device__ __forceinline__ bool is_aligned(const void* p, unsigned long long bytes) {
+    return ((unsigned long long)p & (bytes - 1)) == 0;
+}
+
+// ---- math -------------------------------------------------------------------------------------
+// Overloads pick the single- or double-precision builtin, so float never silently goes double.
+
+#define MATH_FN(name, f32fn, f64fn)                                            \
+    __device__ __forceinline__ float name(float x) { return f32fn(x); }        \
+    __device__ __forceinline__ double name(double x) { return f64fn(x); }
+
+MATH_FN(m_exp, expf, exp)
+MATH_FN(m_log, logf, log)
+MATH_FN(m_sqrt, sqrtf, sqrt)
+MATH_FN(m_sin, sinf, sin)
+MATH_FN(m_cos, cosf, cos)
+MATH_FN(m_tanh, tanhf, tanh)
+MATH_FN(m_fabs, fabsf, fabs)
+
+template <class T> struct UnsignedOf;
+template <> struct UnsignedOf<int> { typedef unsigned int type; };
+template <> struct UnsignedOf<long long> { typedef unsigned long long type; };
+
+// Integer power by repeated squaring in unsigned arithmetic, so overflow wraps as it does in
+// torch instead of being undefined. Negative exponents are rejected before launch for scalars;
+// for tensor exponents this gives torch's truncated results (1, +-1, else 0).
+template <class T> __device__ __forceinline__ T ipow(T base, T e) {
+    if (e < 0) return base == 1 ? T(1) : base == -1 ? ((e & 1) ? T(-1) : T(1)) : T(0);
+    typedef typename UnsignedOf<T>::type U;
+    U r = 1, b = (U)base, k = (U)e;
+    while (k) {
+        if (k & 1) r *= b;
+        b *= b;
+        k >>= 1;
+    }
+    return (T)r;
+}
+
+// x**2 is by far the most common power (losses, norms): computing it as x*x makes it exact,
+// like NumPy and torch do, and pow(x, 2) agrees with x*x on every special value.
+__device__ __forceinline__ float m_pow(float a, float b) { return b == 2.0f ? a * a : powf(a, b); }
+__device__ __forceinline__ double m_pow(double a, double b) { return b == 2.0 ? a * a : pow(a, b); }
+__device__ __forceinline__ int m_pow(int a, int b) { return ipow(a, b); }
+__device__ __forceinline__ long long m_pow(long long a, long long b) { return ipow(a, b); }
+
+__device__ __forceinline__ float m_abs(float x) { return m_fabs(x); }
+__device__ __forceinline__ double m_abs(double x) { return m_fabs(x); }
+__device__ __forceinline__ int m_abs(int x) { return x < 0 ? -x : x; }
+__device__ __forceinline__ long long m_abs(long long x) { return x < 0 ? -x : x; }
+
+// exp of a non-positive argument only, so neither branch overflows and tiny results keep
+// their precision.
+template <class T> __device__ __forceinline__ T m_sigmoid(T x) {
+    if (x >= T(0)) return T(1) / (T(1) + m_exp(-x));
+    const T e = m_exp(x);
+    return e / (T(1) + e);
+}
+
+// ---- ops --------------------------------------------------------------------------------------
+// An op is a functor whose call operator is one expression of its operand(s) of type T, and
+// whose unroll is the contiguous engine's unroll factor for it.
+
+#define UNARY_OP(Name, U, expr)                                                \
+    struct Name {                                                              \
+        static constexpr int unroll = U;                                       \
+        template <class T>                                                     \
+        __device__ __forceinline__ auto operator()(T x) const { return (expr); } \
+    };
+#define BINARY_OP(Name, U, expr)                                               \
+    struct Name {                                                              \
+        static constexpr int unroll = U;                                       \
+        template <class T>                                                     \
+        __device__ __forceinline__ auto operator()(T a, T b) const { return (expr); } \
+    };
+
+UNARY_OP(Neg, UNROLL_CHEAP, -x)
+UNARY_OP(Abs, UNROLL_CHEAP, m_abs(x))
+UNARY_OP(Exp, UNROLL_MATH, m_exp(x))
+UNARY_OP(Log, UNROLL_MATH, m_log(x))
+UNARY_OP(Sqrt, UNROLL_MATH, m_sqrt(x))
+UNARY_OP(Sin, UNROLL_MATH, m_sin(x))
+UNARY_OP(Cos, UNROLL_MATH, m_cos(x))
+UNARY_OP(Tanh, UNROLL_MATH, m_tanh(x))
+UNARY_OP(Sigmoid, UNROLL_MATH, m_sigmoid(x))
+UNARY_OP(Relu, UNROLL_CHEAP, x < T(0) ? T(0) : x)           // NaN and -0.0 pass through, as torch
+UNARY_OP(Sign, UNROLL_CHEAP, T((T(0) < x) - (x < T(0))))    // 0 for +-0 and NaN, as torch
+UNARY_OP(Not, UNROLL_CHEAP, !x)
+
+BINARY_OP(Add, UNROLL_CHEAP, a + b)
+BINARY_OP(Sub, UNROLL_CHEAP, a - b)
+BINARY_OP(Mul, UNROLL_CHEAP, a * b)
+BINARY_OP(Div, UNROLL_CHEAP, a / b)
+BINARY_OP(Pow, UNROLL_MATH, m_pow(a, b))
+// NaN from either side wins, as torch. Ties return a (torch itself is not consistent about
+// which zero max(-0.0, +0.0) gives). x != x is false for integers and folds away.
+BINARY_OP(Maximum, UNROLL_CHEAP, b != b ? b : (a < b ? b : a))
+BINARY_OP(Minimum, UNROLL_CHEAP, b != b ? b : (b < a ? b : a))
+BINARY_OP(Eq, UNROLL_CHEAP, a == b)
+BINARY_OP(Ne, UNROLL_CHEAP, a != b)
+BINARY_OP(Lt, UNROLL_CHEAP, a < b)
+BINARY_OP(Le, UNROLL_CHEAP, a <= b)
+BINARY_OP(Gt, UNROLL_CHEAP, a > b)
+BINARY_OP(Ge, UNROLL_CHEAP, a >= b)
+BINARY_OP(And, UNROLL_CHEAP, a && b)
+BINARY_OP(Or, UNROLL_CHEAP, a || b)
+
+// Backward helpers: a is the incoming gradient, b the forward output. relu's mask is torch's
+// threshold_backward (a NaN output lets the gradient through). 1 - b*b loses most digits as |b|
+// nears 1 while (1 - b)(1 + b) does not, and agrees with torch's tanh_backward.
+BINARY_OP(ReluBackward, UNROLL_CHEAP, b <= T(0) ? T(0) : a)
+BINARY_OP(SigmoidBackward, UNROLL_CHEAP, a * (T(1) - b) * b)
+BINARY_OP(TanhBackward, UNROLL_CHEAP, a * ((T(1) - b) * (T(1) + b)))
+
+template <class Op, class T> struct BindScalar {   // x op s
+    static constexpr int unroll = Op::unroll;
+    T s;
+    __device__ __forceinline__ auto operator()(T x) const { return Op()(x, s); }
+};
+template <class Op, class T> struct BindScalarLeft {   // s op x
+    static constexpr int unroll = Op::unroll;
+    T s;
+    __device__ __forceinline__ auto operator()(T x) const { return Op()(s, x); }
+};
+
+// torch.clamp: max with lo then min with hi, so a NaN bound gives NaN and lo > hi gives hi
+template <class T> struct Clip {
+    static constexpr int unroll = UNROLL_CHEAP;
+    T lo, hi;
+    int has_lo, has_hi;
+    __device__ __forceinline__ T operator()(T x) const {
+        if (has_lo) x = Maximum()(x, lo);
+        if (has_hi) x = Minimum()(x, hi);
+        return x;
+    }
+};
+
+// ---- contiguous engines -----------------------------------------------------------------------
+// Aligned pointers take 16-byte vectors, F::unroll of them loaded before any is stored so that
+// each thread keeps several loads in flight; the last n % W elements (or everything, when a
+// pointer is misaligned) go one at a time.
+
+#define GRID_STRIDE_SETUP                                                      \
+    const i64 stride = (i64)gridDim.x * blockDim.x;                            \
+    const i64 first = (i64)blockIdx.x * blockDim.x + threadIdx.x;
+
+template <class T, class R, class F>
+__device__ __forceinline__ void map1(const T* x, R* y, i64 n, F f) {
+    constexpr int W = 16 / sizeof(T), U = F::unroll;
+    typedef Pack<T, W> PIn;
+    typedef Pack<R, W> POut;
+    GRID_STRIDE_SETUP
+    i64 done = 0;
+    if (is_aligned(x, sizeof(PIn)) && is_aligned(y, sizeof(POut))) {
+        const i64 nv = n / W;
+        const typename PIn::Raw* xv = reinterpret_cast<const typename PIn::Raw*>(x);
+        typename POut::Raw* yv = reinterpret_cast<typename POut::Raw*>(y);
+        for (i64 v = first; v < nv; v += U * stride) {
+            PIn in[U];
+#pragma unroll
+            for (int u = 0; u < U; ++u)
+                if (v + u * stride < nv) in[u].raw = xv[v + u * stride];
+#pragma unroll
+            for (int u = 0; u < U; ++u) {
+                if (v + u * stride < nv) {
+                    POut out;
+#pragma unroll
+                    for (int k = 0; k < W; ++k) out.e[k] = f(in[u].e[k]);
+                    yv[v + u * stride] = out.raw;
+                }
+            }
+        }
+        done = nv * W;
+    }
+    for (i64 i = done + first; i < n; i += stride) y[i] = f(x[i]);
+}
+
+template <class T, class R, class F>
+__device__ __forceinline__ void map2(const T* a, const T* b, R* y, i64 n, F f) {
+    constexpr int W = 16 / sizeof(T), U = F::unroll;
+    typedef Pack<T, W> PIn;
+    typedef Pack<R, W> POut;
+    GRID_STRIDE_SETUP
+    i64 done = 0;
+    if (is_aligned(a, sizeof(PIn)) && is_aligned(b, sizeof(PIn)) && is_aligned(y, sizeof(POut))) {
+        const i64 nv = n / W;
+        const typename PIn::Raw* av = reinterpret_cast<const typename PIn::Raw*>(a);
+        const typename PIn::Raw* bv = reinterpret_cast<const typename PIn::Raw*>(b);
+        typename POut::Raw* yv = reinterpret_cast<typename POut::Raw*>(y);
+        for (i64 v = first; v < nv; v += U * stride) {
+            PIn ina[U], inb[U];
+#pragma unroll
+            for (int u = 0; u < U; ++u)
+                if (v + u * stride < nv) {
+                    ina[u].raw = av[v + u * stride];
+                    inb[u].raw = bv[v + u * stride];
+                }
+#pragma unroll
+            for (int u = 0; u < U; ++u) {
+                if (v + u * stride < nv) {
+                    POut out;
+#pragma unroll
+                    for (int k = 0; k < W; ++k) out.e[k] = f(ina[u].e[k], inb[u].e[k]);
+                    yv[v + u * stride] = out.raw;
+                }
+            }
+        }
+        done = nv * W;
+    }
+    for (i64 i = done + first; i < n; i += stride) y[i] = f(a[i], b[i]);
+}
+
+template <class T>
+__device__ __forceinline__ void fill(T* y, T value, i64 n) {
+    constexpr int W = 16 / sizeof(T);
+    typedef Pack<T, W> P;
+    GRID_STRIDE_SETUP
+    i64 done = 0;
+    if (is_aligned(y, sizeof(P))) {
+        const i64 nv = n / W;
+        P p;
+#pragma unroll
+        for (int k = 0; k < W; ++k) p.e[k] = value;
+        typename P::Raw* yv = reinterpret_cast<typename P::Raw*>(y);
+        for (i64 v = first; v < nv; v += stride) yv[v] = p.raw;
+        done = nv * W;
+    }
+    for (i64 i = done + first; i < n; i += stride) y[i] = value;
+}
+
+// ---- strided engine ---------------------------------------------------------------------------
+// Each output index is decoded into coordinates (last dim fastest) and turned into one element
+// offset per operand. The division chain is 32-bit when the indices fit, which is much cheaper
+// than 64-bit division; the 64-bit chain is only for tensors of 2^32 elements or more, so it is
+// kept out of line: inlined into every kernel it would double their compile time.
+
+template <int K> struct Offsets { i64 o[K]; };
+
+template <int K, class I>
+__device__ __forceinline__ Offsets<K> offsets(I idx, const i64* s, int ndim) {
+    Offsets<K> off;
+#pragma unroll
+    for (int k = 0; k < K; ++k) off.o[k] = 0;
+    for (int d = ndim - 1; d > 0; --d) {
+        const I extent = (I)s[d];
+        const I q = idx / extent;
+        const i64 c = (i64)(idx - q * extent);
+        idx = q;
+#pragma unroll
+        for (int k = 0; k < K; ++k) off.o[k] += c * s[(k + 1) * ndim + d];
+    }
+    if (ndim > 0) {  // what is left of the index is the outermost coordinate
+#pragma unroll
+        for (int k = 0; k < K; ++k) off.o[k] += (i64)idx * s[(k + 1) * ndim];
+    }
+    return off;
+}
+
+template <int K>
+__device__ __noinline__ Offsets<K> offsets_wide(unsigned long long idx, const i64* s, int ndim) {
+    return offsets<K, unsigned long long>(idx, s, ndim);
+}
+
+// Calls body(i, off) for every output index i, off.o holding the K operand offsets.
+template <int K, class Body>
+__device__ __forceinline__ void for_each_strided(i64 n, const i64* meta, int ndim, Body body) {
+    __shared__ i64 s[MAX_NDIM * (K + 1)];
+    if (ndim > MAX_NDIM) __trap();  // the launcher collapses or rejects deeper shapes
+    for (int j = threadIdx.x; j < ndim * (K + 1); j += blockDim.x) s[j] = meta[j];
+    __syncthreads();
+    GRID_STRIDE_SETUP
+    if (n <= 0xFFFFFFFFLL) {
+        for (i64 i = first; i < n; i += stride)
+            body(i, offsets<K, unsigned int>((unsigned int)i, s, ndim));
+    } else {
+        for (i64 i = first; i < n; i += stride)
+            body(i, offsets_wide<K>((unsigned long long)i, s, ndim));
+    }
+}
+
+template <class T, class R, class F>
+__device__ __forceinline__ void strided1(const T* x, R* y, i64 n, const i64* meta, int ndim, F f) {
+    for_each_strided<1>(n, meta, ndim,
+                        [&](i64 i, const Offsets<1>& off) { y[i] = f(x[off.o[0]]); });
+}
+
+template <class T, class R, class F>
+__device__ __forceinline__ void strided2(const T* a, const T* b, R* y, i64 n, const i64* meta,
+                                         int ndim, F f) {
+    for_each_strided<2>(n, meta, ndim,
+                        [&](i64 i, const Offsets<2>& off) { y[i] = f(a[off.o[0]], b[off.o[1]]); });
+}
+
+template <class T>
+__device__ __forceinline__ void where_strided(const bool* c, const T* a, const T* b, T* y, i64 n,
+                                              const i64* meta, int ndim) {
+    for_each_strided<3>(n, meta, ndim, [&](i64 i, const Offsets<3>& off) {
+        y[i] = c[off.o[0]] ? a[off.o[1]] : b[off.o[2]];
+    });
+}
+
+// ---- entry points: one macro per form ---------------------------------------------------------
+// Form macros take the full kernel name (so and_b8 / or_b8 / not_b8, whose op names are C++
+// alternative tokens, need no token pasting); the *_ALL macros paste <op>_<form>_<sfx>.
+
+#define UNARY_CONTIG(name, T, R, F)                                            \
+    extern "C" __global__ void name(const T* x, R* y, i64 n) { map1(x, y, n, F()); }
+#define UNARY_STRIDED(name, T, R, F)                                           \
+    extern "C" __global__ void name(const T* x, R* y, i64 n, const i64* meta, int ndim) { \
+        strided1(x, y, n, meta, ndim, F());                                    \
+    }
+#define BINARY_CONTIG(name, T, R, F)                                           \
+    extern "C" __global__ void name(const T* a, const T* b, R* out, i64 n) {   \
+        map2(a, b, out, n, F());                                               \
+    }
+#define BINARY_SCALAR(name, T, R, F)                                           \
+    extern "C" __global__ void name(const T* a, T s, R* out, i64 n) {          \
+        map1(a, out, n, BindScalar<F, T>{s});                                  \
+    }
+#define BINARY_RSCALAR(name, T, R, F)                                          \
+    extern "C" __global__ void name(const T* a, T s, R* out, i64 n) {          \
+        map1(a, out, n, BindScalarLeft<F, T>{s});                              \
+    }
+#define BINARY_STRIDED(name, T, R, F)                                          \
+    extern "C" __global__ void name(const T* a, const T* b, R* out, i64 n, const i64* meta, \
+                                    int ndim) {                                \
+        strided2(a, b, out, n, meta, ndim, F());                               \
+    }
+#define WHERE_STRIDED(name, T)                                                 \
+    extern "C" __global__ void name(const bool* c, const T* a, const T* b, T* out, i64 n, \
+                                    const i64* meta, int ndim) {               \
+        where_strided(c, a, b, out, n, meta, ndim);                            \
+    }
+#define CLIP(name, T)                                                          \
+    extern "C" __global__ void name(const T* x, T* y, i64 n, T lo, T hi, int has_lo,      \
+                                    int has_hi) {                              \
+        map1(x, y, n, Clip<T>{lo, hi, has_lo, has_hi});                        \
+    }
+#define FILL(name, T)                                                          \
+    extern "C" __global__ void name(T* y, T value, i64 n) { fill(y, value, n); }
+
+#define UNARY_ALL(op, F, sfx, T)                                               \
+    UNARY_CONTIG(op##_##sfx, T, T, F)                                          \
+    UNARY_STRIDED(op##_strided_##sfx, T, T, F)
+#define BINARY_ALL_R(op, F, sfx, T, R)                                         \
+    BINARY_CONTIG(op##_##sfx, T, R, F)                                         \
+    BINARY_SCALAR(op##_scalar_##sfx, T, R, F)                                  \
+    BINARY_RSCALAR(op##_rscalar_##sfx, T, R, F)                                \
+    BINARY_STRIDED(op##_strided_##sfx, T, R, F)
+#define BINARY_ALL(op, F, sfx, T) BINARY_ALL_R(op, F, sfx, T, T)
+#define COMPARE_ALL(op, F, sfx, T) BINARY_ALL_R(op, F, sfx, T, bool)
+
+// ---- instantiation ----------------------------------------------------------------------------
+
+#define FLOAT_KERNELS(sfx, T)                                                  \
+    UNARY_ALL(neg, Neg, sfx, T)                                                \
+    UNARY_ALL(abs, Abs, sfx, T)                                                \
+    UNARY_ALL(exp, Exp, sfx, T)                                                \
+    UNARY_ALL(log, Log, sfx, T)                                                \
+    UNARY_ALL(sqrt, Sqrt, sfx, T)                                              \
+    UNARY_ALL(sin, Sin, sfx, T)                                                \
+    UNARY_ALL(cos, Cos, sfx, T)                                                \
+    UNARY_ALL(tanh, Tanh, sfx, T)                                              \
+    UNARY_ALL(sigmoid, Sigmoid, sfx, T)                                        \
+    UNARY_ALL(relu, Relu, sfx, T)                                              \
+    UNARY_ALL(sign, Sign, sfx, T)                                              \
+    BINARY_ALL(add, Add, sfx, T)                                               \
+    BINARY_ALL(sub, Sub, sfx, T)                                               \
+    BINARY_ALL(mul, Mul, sfx, T)                                               \
+    BINARY_ALL(div, Div, sfx, T)                                               \
+    BINARY_ALL(pow, Pow, sfx, T)                                               \
+    BINARY_ALL(maximum, Maximum, sfx, T)                                       \
+    BINARY_ALL(minimum, Minimum, sfx, T)                                       \
+    BINARY_CONTIG(relu_backward_##sfx, T, T, ReluBackward)                     \
+    BINARY_CONTIG(sigmoid_backward_##sfx, T, T, SigmoidBackward)               \
+    BINARY_CONTIG(tanh_backward_##sfx, T, T, TanhBackward)
+
+#define INT_KERNELS(sfx, T)                                                    \
+    UNARY_ALL(neg, Neg, sfx, T)                                                \
+    UNARY_ALL(abs, Abs, sfx, T)                                                \
+    UNARY_ALL(relu, Relu, sfx, T)                                              \
+    UNARY_ALL(sign, Sign, sfx, T)                                              \
+    BINARY_ALL(add, Add, sfx, T)                                               \
+    BINARY_ALL(sub, Sub, sfx, T)                                               \
+    BINARY_ALL(mul, Mul, sfx, T)                                               \
+    BINARY_ALL(maximum, Maximum, sfx, T)                                       \
+    BINARY_ALL(minimum, Minimum, sfx, T)                                       \
+    BINARY_ALL(pow, Pow, sfx, T)
+
+// every numeric dtype; bool's share of these is instantiated at the end
+#define NUMERIC_KERNELS(sfx, T)                                                \
+    COMPARE_ALL(eq, Eq, sfx, T)                                                \
+    COMPARE_ALL(ne, Ne, sfx, T)                                                \
+    COMPARE_ALL(lt, Lt, sfx, T)                                                \
+    COMPARE_ALL(le, Le, sfx, T)                                                \
+    COMPARE_ALL(gt, Gt, sfx, T)                                                \
+    COMPARE_ALL(ge, Ge, sfx, T)                                                \
+    WHERE_STRIDED(where_strided_##sfx, T)                                      \
+    CLIP(clip_##sfx, T)                                                        \
+    FILL(fill_##sfx, T)
+
+FLOAT_KERNELS(f32, float)
+FLOAT_KERNELS(f64, double)
+INT_KERNELS(i64, long long)
+INT_KERNELS(i32, int)
+NUMERIC_KERNELS(f32, float)
+NUMERIC_KERNELS(f64, double)
+NUMERIC_KERNELS(i64, long long)
+NUMERIC_KERNELS(i32, int)
+
+COMPARE_ALL(eq, Eq, b8, bool)
+COMPARE_ALL(ne, Ne, b8, bool)
+BINARY_CONTIG(and_b8, bool, bool, And)
+BINARY_CONTIG(or_b8, bool, bool, Or)
+UNARY_CONTIG(not_b8, bool, bool, Not)
+BINARY_STRIDED(and_strided_b8, bool, bool, And)
+BINARY_STRIDED(or_strided_b8, bool, bool, Or)
+WHERE_STRIDED(where_strided_b8, bool)
+FILL(fill_b8, bool)

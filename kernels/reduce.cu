@@ -1,0 +1,193 @@
+// Row reductions over the LAST axis of a contiguous (rows, cols) matrix: the
+// backend permutes and copies first so the reduced axes are last and flattened.
+//
+// Launch convention (every kernel in this file; softmax.cu uses the same one):
+//   block = (TPR, RPB, 1): TPR threads cooperate on one row, RPB rows per block.
+//           TPR is a power of two in [1, 1024]; TPR * RPB is a multiple of 32
+//           and <= 1024.
+//   grid  = (G, 1, 1), any G >= 1: blocks stride over groups of RPB rows, so
+//           G = min(ceil(rows / RPB), 2**31 - 1) gives one group per block and
+//           a smaller G is still correct.
+//   shared memory: static only (at most 32 slots of the reduction state);
+//           launch with 0 bytes of dynamic shared memory.
+//   Suggested: TPR = min(next_pow2(max(cols, 1)), 256), RPB = 256 // TPR
+//           (so every block has 256 threads); TPR = 1024, RPB = 1 suits a few
+//           very long rows. Do not launch when rows == 0.
+// The result depends only on (TPR, cols), never on timing: each thread folds
+// its strided elements in order, then a fixed shuffle/shared-memory tree
+// combines the threads, and every thread sees the value of the row's thread 0.
+//
+// Kernels (out has `rows` elements):
+//   sum_rows_{f32,f64,i64}(const T* x, T* out, long long rows, long long cols)
+//       cols == 0 gives 0; i64 wraps on overflow like torch.
+//   max_rows_, min_rows_{f32,f64,i64,i32}(same signature)
+//       NaN wins; cols must be >= 1 (torch raises on empty rows: check first).
+//   argmax_rows_, argmin_rows_{f32,f64,i64,i32}(const T* x, long long* out,
+//       long long rows, long long cols)
+//       index of the first NaN if any, else of the first extreme value;
+//       cols == 0 writes -1 (the backend must raise before launching).
+
+#define FULL_MASK 0xffffffffu
+
+template <class T> struct Lim;
+template <> struct Lim<float> {
+    static __device__ float lo() { return __int_as_float(0xff800000); }
+    static __device__ float hi() { return __int_as_float(0x7f800000); }
+};
+template <> struct Lim<double> {
+    static __device__ double lo() { return __longlong_as_double(0xfff0000000000000ll); }
+    static __device__ double hi() { return __longlong_as_double(0x7ff0000000000000ll); }
+};
+template <> struct Lim<long long> {
+    static __device__ long long lo() { return -0x7fffffffffffffffll - 1; }
+    static __device__ long long hi() { return 0x7fffffffffffffffll; }
+};
+template <> struct Lim<int> {
+    static __device__ int lo() { return -0x7fffffff - 1; }
+    static __device__ int hi() { return 0x7fffffff; }
+};
+
+// i < 0 marks a thread that saw no element, so no sentinel value is needed.
+template <class T> struct ArgV { T v; long long i; };
+
+template <class T> __device__ __forceinline__ T shfl_xor(T v, int o) {
+    return __shfl_xor_sync(FULL_MASK, v, o);
+}
+template <class T> __device__ __forceinline__ ArgV<T> shfl_xor(ArgV<T> a, int o) {
+    ArgV<T> r = {shfl_xor(a.v, o), shfl_xor(a.i, o)};
+    return r;
+}
+template <class T> __device__ __forceinline__ T shfl_from(T v, int lane) {
+    return __shfl_sync(FULL_MASK, v, lane);
+}
+template <class T> __device__ __forceinline__ ArgV<T> shfl_from(ArgV<T> a, int lane) {
+    ArgV<T> r = {shfl_from(a.v, lane), shfl_from(a.i, lane)};
+    return r;
+}
+
+// Combines the per-thread states of each row; every thread of the block must
+// call it (it may __syncthreads), and each gets its row's thread-0 result so
+// threads never disagree on bits (e.g. +0 vs -0 from max).
+template <class S, class Op>
+__device__ __forceinline__ S row_allreduce(S v, Op op) {
+    __shared__ S part[32];
+    const int tpr = blockDim.x;
+    const int w = tpr < 32 ? tpr : 32;
+    for (int o = w >> 1; o > 0; o >>= 1) v = op(v, shfl_xor(v, o));
+    if (tpr > 32) {
+        const int nw = tpr >> 5, lane = threadIdx.x & 31;
+        S* slot = part + threadIdx.y * nw;
+        if (lane == 0) slot[threadIdx.x >> 5] = v;
+        __syncthreads();
+        v = slot[lane < nw ? lane : 0];
+        __syncthreads();  // the slots are reused for the block's next rows
+        for (int o = nw >> 1; o > 0; o >>= 1) v = op(v, shfl_xor(v, o));
+    }
+    const int lane = (threadIdx.y * tpr + threadIdx.x) & 31;
+    return shfl_from(v, lane & ~(w - 1));
+}
+
+struct OpSum {
+    template <class T> static __device__ T ident() { return T(0); }
+    template <class T> __device__ T operator()(T a, T b) const { return a + b; }
+    // signed overflow is undefined in C++; torch wraps, so add as unsigned
+    __device__ long long operator()(long long a, long long b) const {
+        return (long long)((unsigned long long)a + (unsigned long long)b);
+    }
+};
+struct OpMax {
+    template <class T> static __device__ T ident() { return Lim<T>::lo(); }
+    template <class T> __device__ T operator()(T a, T b) const {
+        return (a > b || a != a) ? a : b;
+    }
+};
+struct OpMin {
+    template <class T> static __device__ T ident() { return Lim<T>::hi(); }
+    template <class T> __device__ T operator()(T a, T b) const {
+        return (a < b || a != a) ? a : b;
+    }
+};
+// GT selects argmax (true) or argmin (false); symmetric in its arguments so
+// the shuffle tree's pairing order cannot change the answer.
+template <bool GT> struct OpArg {
+    template <class T> __device__ ArgV<T> operator()(ArgV<T> a, ArgV<T> b) const {
+        if (a.i < 0) return b;
+        if (b.i < 0) return a;
+        const bool an = a.v != a.v, bn = b.v != b.v;
+        if (an != bn) return an ? a : b;
+        if (!an && a.v != b.v) return ((a.v > b.v) == GT) ? a : b;
+        return a.i < b.i ? a : b;
+    }
+};
+
+// First row group of this block and the stride between groups. Loops run on
+// the group, not the row, so the bound is uniform over the block and every
+// thread reaches row_allreduce's barriers even past the last row.
+__device__ __forceinline__ long long group_start() { return (long long)blockIdx.x * blockDim.y; }
+__device__ __forceinline__ long long group_step() { return (long long)gridDim.x * blockDim.y; }
+
+template <class T, class Op>
+__device__ __forceinline__ void reduce_rows(const T* __restrict__ x, T* __restrict__ out,
+                                            long long rows, long long cols) {
+    Op op;
+    for (long long g = group_start(); g < rows; g += group_step()) {
+        const long long r = g + threadIdx.y;
+        const bool valid = r < rows;
+        T acc = Op::template ident<T>();
+        if (valid) {
+            const T* p = x + r * cols;
+#pragma unroll 4
+            for (long long c = threadIdx.x; c < cols; c += blockDim.x) acc = op(acc, p[c]);
+        }
+        acc = row_allreduce(acc, op);
+        if (valid && threadIdx.x == 0) out[r] = acc;
+    }
+}
+
+template <class T, bool GT>
+__device__ __forceinline__ void arg_rows(const T* __restrict__ x, long long* __restrict__ out,
+                                         long long rows, long long cols) {
+    OpArg<GT> op;
+    for (long long g = group_start(); g < rows; g += group_step()) {
+        const long long r = g + threadIdx.y;
+        const bool valid = r < rows;
+        ArgV<T> acc = {T(0), -1};
+        if (valid) {
+            const T* p = x + r * cols;
+#pragma unroll 4
+            for (long long c = threadIdx.x; c < cols; c += blockDim.x) {
+                ArgV<T> e = {p[c], c};
+                acc = op(acc, e);
+            }
+        }
+        acc = row_allreduce(acc, op);
+        if (valid && threadIdx.x == 0) out[r] = acc.i;
+    }
+}
+
+#define DEF_REDUCE(name, OP, T, sfx)                                                   \
+    extern "C" __global__ void __launch_bounds__(1024)                                 \
+    name##_rows_##sfx(const T* __restrict__ x, T* __restrict__ out, long long rows,    \
+                      long long cols) {                                                \
+        reduce_rows<T, OP>(x, out, rows, cols);                                        \
+    }
+#define DEF_ARG(name, GT, T, sfx)                                                      \
+    extern "C" __global__ void __launch_bounds__(1024)                                 \
+    name##_rows_##sfx(const T* __restrict__ x, long long* __restrict__ out,            \
+                      long long rows, long long cols) {                                \
+        arg_rows<T, GT>(x, out, rows, cols);                                           \
+    }
+#define DEF_EXTREMES(T, sfx)        \
+    DEF_REDUCE(max, OpMax, T, sfx)  \
+    DEF_REDUCE(min, OpMin, T, sfx)  \
+    DEF_ARG(argmax, true, T, sfx)   \
+    DEF_ARG(argmin, false, T, sfx)
+
+DEF_REDUCE(sum, OpSum, float, f32)
+DEF_REDUCE(sum, OpSum, double, f64)
+DEF_REDUCE(sum, OpSum, long long, i64)
+
+DEF_EXTREMES(float, f32)
+DEF_EXTREMES(double, f64)
+DEF_EXTREMES(long long, i64)
+DEF_EXTREMES(int, i32)

@@ -1,0 +1,610 @@
+"""The CUDA backend: minigrad's primitives (backends/__init__.py) on CuPy arrays, computed by
+minigrad's own kernels in kernels/*.cu.
+
+CuPy provides the memory, and its built-ins are used only for random numbers, dtype casts,
+copies (contiguous copies, concatenation, device transfers) and gather/scatter indexing; every
+elementwise op, reduction, softmax and matmul is one of our kernels. Python scalars reach the
+kernels as NumPy scalars of the exact C type of the parameter.
+"""
+import math
+
+import numpy as np
+
+try:
+    import cupy as cp
+    import cupyx
+except ImportError as e:  # minigrad.cuda reports this as "CUDA is not available"
+    raise ImportError("the CUDA backend needs CuPy: pip install \"minigrad[cuda]\"") from e
+
+from .kernel_loader import KernelCache
+
+name = "cuda"
+ndarray = cp.ndarray
+
+from .cuda_kernel_table import (BLOCK, BOOL_BINARY, CTYPE as _CTYPE, GEMM_TILES, GRID_YZ_MAX, MAX_DIMS,
+                                SFX as _SFX, row_launch)
+
+
+_backends = {}
+
+
+def for_device(index):
+    """The backend object bound to GPU `index` (one per device, made on first use)."""
+    be = _backends.get(index)
+    if be is None:
+        be = _backends[index] = CudaBackend(index)
+    return be
+
+
+def _prod(shape):
+    n = 1
+    for s in shape:
+        n *= s
+    return n
+
+
+def _viewable(shape, strides, newshape):
+    """Whether memory laid out as (shape, strides) can be seen as newshape without a copy:
+    each run of old dims that merges into new dims must be contiguous with itself (NumPy's rule)."""
+    old = [(s, st) for s, st in zip(shape, strides) if s != 1]
+    new = [s for s in newshape if s != 1]
+    i = j = 0
+    while i < len(old) and j < len(new):
+        p_old, p_new = old[i][0], new[j]
+        i2, j2 = i + 1, j + 1
+        while p_old != p_new:
+            if p_old < p_new:
+                p_old *= old[i2][0]
+                i2 += 1
+            else:
+                p_new *= new[j2]
+                j2 += 1
+        if any(old[k][1] != old[k + 1][1] * old[k + 1][0] for k in range(i, i2 - 1)):
+            return False
+        i, j = i2, j2
+    return True
+
+
+class CudaBackend:
+    """The primitives on one GPU. Attribute access is the contract: be.add(a, b), be.sum(...)."""
+    name = "cuda"
+    ndarray = cp.ndarray
+
+    def __init__(self, index):
+        self.index = index
+        self.device = cp.cuda.Device(index)
+        self.kernels = KernelCache(cp, index)
+        self._meta_cache = {}
+        self._rng = cp.random.RandomState()
+        with self.device:
+            self.sm_count = self.device.attributes["MultiProcessorCount"]
+
+    # ---- launching ----------------------------------------------------------------------
+    def _launch(self, filename, kname, grid, block, args, shared_mem=0):
+        fn = self.kernels.get(filename, kname)
+        with self.device:
+            fn(grid, block, args, shared_mem=shared_mem)
+
+    def _grid(self, n):
+        return (max(1, min(math.ceil(n / BLOCK), self.sm_count * 32)),)
+
+    def _meta(self, shape, *strides):
+        """Shape and per-operand element strides, as a cached device array of int64."""
+        key = (tuple(shape),) + tuple(tuple(s) for s in strides)
+        meta = self._meta_cache.get(key)
+        if meta is None:
+            if len(shape) > MAX_DIMS:
+                raise RuntimeError(f"minigrad's CUDA kernels handle at most {MAX_DIMS} dimensions, got {len(shape)}")
+            host = np.array(list(shape) + [x for s in strides for x in s], dtype=np.int64)
+            with self.device:
+                meta = cp.asarray(host)
+            if len(self._meta_cache) > 4096:
+                self._meta_cache.clear()
+            self._meta_cache[key] = meta
+        return meta
+
+    @staticmethod
+    def _strides_for(a, shape):
+        """a's element strides once broadcast to shape (0 on broadcast dims)."""
+        lead = len(shape) - a.ndim
+        out = [0] * lead
+        for size, st, target in zip(a.shape, a.strides, shape[lead:]):
+            out.append(0 if size == 1 and target != 1 else st // a.itemsize)
+        return out
+
+    # ---- creation and transfer ------------------------------------------------------------
+    def seed(self, s):
+        with self.device:
+            self._rng = cp.random.RandomState(s)
+
+    def asarray(self, data, dtype=None):
+        with self.device:
+            if isinstance(data, cp.ndarray):
+                return data.astype(dtype) if dtype is not None else data.copy()
+            return cp.asarray(np.array(data, dtype=dtype))
+
+    def to_numpy(self, a):
+        return cp.asnumpy(a)
+
+    def empty(self, shape, dtype):
+        with self.device:
+            return cp.empty(shape, dtype)
+
+    def full(self, shape, value, dtype):
+        out = self.empty(shape, dtype)
+        if isinstance(value, cp.ndarray):
+            self.copyto(out, value)
+            return out
+        sfx = _SFX[np.dtype(dtype)]
+        n = out.size
+        if n:
+            self._launch("elementwise.cu", f"fill_{sfx}", self._grid(n), (BLOCK,),
+                         (out, _CTYPE[sfx](value), np.int64(n)))
+        return out
+
+    def zeros(self, shape, dtype):
+        return self.full(shape, 0, dtype)
+
+    def ones(self, shape, dtype):
+        return self.full(shape, 1, dtype)
+
+    # small, host-built ramps: made with NumPy and copied over (a copy, not a computation)
+    def arange(self, start, end, step, dtype):
+        return self.asarray(np.arange(start, end, step, dtype=dtype))
+
+    def linspace(self, start, end, steps, dtype):
+        return self.asarray(np.linspace(start, end, steps, dtype=dtype))
+
+    def eye(self, n, m, dtype):
+        return self.asarray(np.eye(n, m, dtype=dtype))
+
+    def rand(self, shape, dtype):
+        with self.device:
+            return self._rng.random_sample(shape, dtype=dtype)
+
+    def randn(self, shape, dtype):
+        with self.device:
+            return self._rng.standard_normal(shape, dtype=dtype)
+
+    def randint(self, low, high, shape, dtype):
+        dtype = np.dtype(dtype)
+        with self.device:
+            r = self._rng.randint(low, high, shape, dtype=np.int64)
+        return r if dtype == np.int64 else r.astype(dtype)
+
+    def astype(self, a, dtype):
+        with self.device:
+            return a.astype(dtype)
+
+    def copy(self, a):
+        with self.device:
+            return a.copy()
+
+    # ---- elementwise ----------------------------------------------------------------------------
+    def _unary(self, op, a):
+        sfx = _SFX[a.dtype]
+        out = self.empty(a.shape, a.dtype)
+        n = a.size
+        if n:
+            if a.flags.c_contiguous:
+                self._launch("elementwise.cu", f"{op}_{sfx}", self._grid(n), (BLOCK,), (a, out, np.int64(n)))
+            else:
+                meta = self._meta(a.shape, self._strides_for(a, a.shape))
+                self._launch("elementwise.cu", f"{op}_strided_{sfx}", self._grid(n), (BLOCK,),
+                             (a, out, np.int64(n), meta, np.int32(a.ndim)))
+        return out
+
+    def neg(self, a):
+        return self._unary("neg", a)
+
+    def abs(self, a):
+        return self._unary("abs", a)
+
+    def exp(self, a):
+        return self._unary("exp", a)
+
+    def log(self, a):
+        return self._unary("log", a)
+
+    def sqrt(self, a):
+        return self._unary("sqrt", a)
+
+    def sin(self, a):
+        return self._unary("sin", a)
+
+    def cos(self, a):
+        return self._unary("cos", a)
+
+    def tanh(self, a):
+        return self._unary("tanh", a)
+
+    def sigmoid(self, a):
+        return self._unary("sigmoid", a)
+
+    def relu(self, a):
+        return self._unary("relu", a)
+
+    def sign(self, a):
+        return self._unary("sign", a)
+
+    def _binary(self, op, a, b, out=None, compare=False):
+        """a op b for arrays and Python scalars, NumPy's result dtype, broadcasting; into out
+        (which may be a itself) when given."""
+        a_arr, b_arr = isinstance(a, cp.ndarray), isinstance(b, cp.ndarray)
+        if a_arr and b_arr:
+            dt = np.result_type(a.dtype, b.dtype)
+            a = a if a.dtype == dt else self.astype(a, dt)
+            b = b if b.dtype == dt else self.astype(b, dt)
+        elif a_arr:
+            dt = np.result_type(a.dtype, b)  # a Python scalar is weak, as in NumPy 2
+            a = a if a.dtype == dt else self.astype(a, dt)
+        else:
+            dt = np.result_type(b.dtype, a)
+            b = b if b.dtype == dt else self.astype(b, dt)
+        sfx = _SFX[np.dtype(dt)]
+        if sfx == "b8" and not compare:
+            if op not in BOOL_BINARY:
+                raise TypeError(f"numpy boolean {op} is not supported; cast the bool tensor first")
+            op = BOOL_BINARY[op]
+            # bool kernels take arrays only: a Python scalar becomes a 0-d array
+            if not a_arr:
+                a, a_arr = self.full((), bool(a), np.bool_), True
+            if not b_arr:
+                b, b_arr = self.full((), bool(b), np.bool_), True
+        shape = a.shape if not b_arr else b.shape if not a_arr else np.broadcast_shapes(a.shape, b.shape)
+        res_dtype = np.bool_ if compare else dt
+        if out is None:
+            out = self.empty(shape, res_dtype)
+        n = out.size
+        if not n:
+            return out
+        grid = self._grid(n)
+        if a_arr and b_arr:
+            if a.shape == b.shape == shape and a.flags.c_contiguous and b.flags.c_contiguous:
+                self._launch("elementwise.cu", f"{op}_{sfx}", grid, (BLOCK,), (a, b, out, np.int64(n)))
+            else:
+                meta = self._meta(shape, self._strides_for(a, shape), self._strides_for(b, shape))
+                self._launch("elementwise.cu", f"{op}_strided_{sfx}", grid, (BLOCK,),
+                             (a, b, out, np.int64(n), meta, np.int32(len(shape))))
+            return out
+        arr, scalar, form = (a, b, "scalar") if a_arr else (b, a, "rscalar")
+        if not arr.flags.c_contiguous:
+            arr = self.ascontiguous(arr)
+        self._launch("elementwise.cu", f"{op}_{form}_{sfx}", grid, (BLOCK,),
+                     (arr, _CTYPE[sfx](scalar), out, np.int64(n)))
+        return out
+
+    def add(self, a, b):
+        return self._binary("add", a, b)
+
+    def sub(self, a, b):
+        return self._binary("sub", a, b)
+
+    def mul(self, a, b):
+        return self._binary("mul", a, b)
+
+    def div(self, a, b):
+        return self._binary("div", a, b)
+
+    def pow(self, a, b):
+        return self._binary("pow", a, b)
+
+    def maximum(self, a, b):
+        return self._binary("maximum", a, b)
+
+    def minimum(self, a, b):
+        return self._binary("minimum", a, b)
+
+    def eq(self, a, b):
+        return self._binary("eq", a, b, compare=True)
+
+    def ne(self, a, b):
+        return self._binary("ne", a, b, compare=True)
+
+    def lt(self, a, b):
+        return self._binary("lt", a, b, compare=True)
+
+    def le(self, a, b):
+        return self._binary("le", a, b, compare=True)
+
+    def gt(self, a, b):
+        return self._binary("gt", a, b, compare=True)
+
+    def ge(self, a, b):
+        return self._binary("ge", a, b, compare=True)
+
+    def binary_inplace(self, name, dst, src):
+        """dst = dst (op) src in dst's memory (src broadcast to dst, cast to dst's dtype)."""
+        if isinstance(src, cp.ndarray) and src.dtype != dst.dtype:
+            src = self.astype(src, dst.dtype)
+        elif not isinstance(src, cp.ndarray):
+            src = dst.dtype.type(src).item()  # keep the result in dst's dtype
+        if dst.flags.c_contiguous:
+            self._binary(name, dst, src, out=dst)
+        else:
+            self.copyto(dst, self._binary(name, dst, src))
+
+    def iadd(self, dst, src):
+        self.binary_inplace("add", dst, src)
+
+    def where(self, cond, a, b):
+        dt = np.result_type(a.dtype, b.dtype)
+        a = a if a.dtype == dt else self.astype(a, dt)
+        b = b if b.dtype == dt else self.astype(b, dt)
+        shape = np.broadcast_shapes(cond.shape, a.shape, b.shape)
+        out = self.empty(shape, dt)
+        n = out.size
+        if n:
+            meta = self._meta(shape, self._strides_for(cond, shape), self._strides_for(a, shape),
+                              self._strides_for(b, shape))
+            self._launch("elementwise.cu", f"where_strided_{_SFX[np.dtype(dt)]}", self._grid(n), (BLOCK,),
+                         (cond, a, b, out, np.int64(n), meta, np.int32(len(shape))))
+        return out
+
+    def clip(self, a, lo, hi):
+        a = self.ascontiguous(a)
+        sfx = _SFX[a.dtype]
+        ct = _CTYPE[sfx]
+        out = self.empty(a.shape, a.dtype)
+        if a.size:
+            self._launch("elementwise.cu", f"clip_{sfx}", self._grid(a.size), (BLOCK,),
+                         (a, out, np.int64(a.size), ct(0 if lo is None else lo), ct(0 if hi is None else hi),
+                          np.int32(lo is not None), np.int32(hi is not None)))
+        return out
+
+    # ---- reductions -------------------------------------------------------------------------------
+    def _rows(self, a, axes):
+        """a with the reduced axes moved last and made contiguous, as (rows, cols), plus the kept shape."""
+        axes = tuple(range(a.ndim)) if axes is None else tuple(ax % a.ndim for ax in axes) if a.ndim else ()
+        kept = [ax for ax in range(a.ndim) if ax not in axes]
+        perm = kept + list(axes)
+        x = a.transpose(perm) if perm != list(range(a.ndim)) else a
+        x = self.ascontiguous(x)
+        rows = _prod(a.shape[ax] for ax in kept)
+        cols = _prod(a.shape[ax] for ax in axes)
+        return x.reshape(rows, cols), [a.shape[ax] for ax in kept], axes
+
+    def _reduce(self, kind, a, axis, keepdims, out_dtype=None):
+        x, kept, axes = self._rows(a, axis)
+        rows, cols = x.shape
+        if kind in ("sum", "max", "min") and rows < self.sm_count and cols >= 1 << 16:
+            # a few long rows: one block per row would leave the GPU idle, so reduce
+            # (rows * k, cols / k) first, then the k partial results of each row
+            k = next((k for k in (1024, 512, 256, 128, 64, 32) if cols % k == 0), 1)
+            if k > 1:
+                x = self._reduce_rows(kind, x.reshape(rows * k, cols // k), None).reshape(rows, k)
+                cols = k
+        if cols == 0 and kind != "sum":
+            raise RuntimeError(f"{kind}(): cannot reduce over an empty dimension")
+        out = self._reduce_rows(kind, x, out_dtype)
+        if keepdims:
+            shape = tuple(1 if ax in axes else s for ax, s in enumerate(a.shape))
+        else:
+            shape = tuple(kept)
+        return out.reshape(shape)
+
+    def _reduce_rows(self, kind, x, out_dtype):
+        """One launch: each row of the contiguous (rows, cols) x reduced to one value."""
+        rows, cols = x.shape
+        out = self.empty((rows,), out_dtype or x.dtype)
+        if rows:
+            grid, block = row_launch(rows, cols)
+            self._launch("reduce.cu", f"{kind}_rows_{_SFX[x.dtype]}", grid, block,
+                         (x, out, np.int64(rows), np.int64(cols)))
+        return out
+
+    def sum(self, a, axis=None, keepdims=False, dtype=None):
+        if dtype is not None and a.dtype != dtype:
+            a = self.astype(a, dtype)
+        if a.dtype.kind in "biu" and a.dtype != np.int64:
+            a = self.astype(a, np.int64)  # integer sums accumulate in int64, as in NumPy and torch
+        if a.ndim and _prod(a.shape[ax % a.ndim] for ax in (axis if axis is not None else range(a.ndim))) == 0:
+            keep = axis if axis is not None else tuple(range(a.ndim))
+            shape = tuple(1 if ax in keep else s for ax, s in enumerate(a.shape)) if keepdims else \
+                tuple(s for ax, s in enumerate(a.shape) if ax not in keep)
+            return self.zeros(shape, a.dtype)
+        return self._reduce("sum", a, axis, keepdims)
+
+    def _extreme(self, kind, a, axis, keepdims):
+        if a.dtype == np.bool_:
+            return self.astype(self._reduce(kind, self.astype(a, np.int32), axis, keepdims), np.bool_)
+        return self._reduce(kind, a, axis, keepdims)
+
+    def amax(self, a, axis=None, keepdims=False):
+        return self._extreme("max", a, axis, keepdims)
+
+    def amin(self, a, axis=None, keepdims=False):
+        return self._extreme("min", a, axis, keepdims)
+
+    def _arg(self, kind, a, axis, keepdims):
+        if a.dtype == np.bool_:
+            a = self.astype(a, np.int32)
+        if axis is None:
+            a, axis = a.reshape(-1), 0
+        return self._reduce(kind, a, (axis,), keepdims, out_dtype=np.int64)
+
+    def argmax(self, a, axis=None, keepdims=False):
+        return self._arg("argmax", a, axis, keepdims)
+
+    def argmin(self, a, axis=None, keepdims=False):
+        return self._arg("argmin", a, axis, keepdims)
+
+    def _softmax(self, kind, a, axis):
+        if a.ndim == 0:
+            return self._softmax(kind, a.reshape(1), 0).reshape(())
+        axis %= a.ndim
+        perm = [ax for ax in range(a.ndim) if ax != axis] + [axis]
+        x = self.ascontiguous(a.transpose(perm))
+        cols = a.shape[axis]
+        rows = a.size // cols if cols else 0
+        out = self.empty(x.shape, x.dtype)
+        if rows and cols:
+            grid, block = row_launch(rows, cols)
+            self._launch("softmax.cu", f"{kind}_rows_{_SFX[x.dtype]}", grid, block,
+                         (x, out, np.int64(rows), np.int64(cols)))
+        inverse = [0] * a.ndim
+        for i, p in enumerate(perm):
+            inverse[p] = i
+        return out.transpose(inverse)
+
+    def softmax(self, a, axis):
+        return self._softmax("softmax", a, axis)
+
+    def log_softmax(self, a, axis):
+        return self._softmax("log_softmax", a, axis)
+
+    # ---- matmul ---------------------------------------------------------------------------------
+    def _operand(self, x, batch):
+        """x (..., r, c) as (array, batch stride, 'n'|'t', leading dim), with its batch dims
+        broadcast to `batch` and flattened to one stride; copies only when the layout demands."""
+        r, c = x.shape[-2:]
+        xb = cp.broadcast_to(x, tuple(batch) + (r, c)) if x.ndim - 2 != len(batch) or x.shape[:-2] != tuple(batch) else x
+        item = x.itemsize
+        bdims = [(s, st // item) for s, st in zip(xb.shape[:-2], xb.strides[:-2]) if s != 1]
+        if not bdims or all(st == 0 for _, st in bdims):
+            bstride = 0
+        elif all(bdims[k][1] == bdims[k + 1][1] * bdims[k + 1][0] for k in range(len(bdims) - 1)):
+            bstride = bdims[-1][1]
+        else:
+            xb = self.ascontiguous(xb)
+            bstride = r * c
+        sr, sc = (st // item for st in xb.strides[-2:])
+        if (sc == 1 or c == 1) and (sr >= max(c, 1) or r == 1):
+            return xb, bstride, "n", max(sr if r > 1 else c, 1)
+        if (sr == 1 or r == 1) and (sc >= max(r, 1) or c == 1):
+            return xb, bstride, "t", max(sc if c > 1 else r, 1)
+        xb = self.ascontiguous(xb)
+        return xb, (r * c if bstride else 0), "n", max(c, 1)
+
+    def matmul(self, a, b):
+        if a.dtype != b.dtype:
+            dt = np.result_type(a.dtype, b.dtype)
+            a, b = self.astype(a, dt), self.astype(b, dt)
+        if a.dtype.kind != "f":
+            names = {"i": "Long" if a.dtype.itemsize == 8 else "Int", "b": "Bool"}
+            raise RuntimeError(f"\"addmm_cuda\" not implemented for '{names.get(a.dtype.kind, a.dtype.name)}'")
+        sfx = _SFX[a.dtype]
+        a1, b1 = a.ndim == 1, b.ndim == 1
+        A = a.reshape(1, -1) if a1 else a
+        B = b.reshape(-1, 1) if b1 else b
+        M, K = A.shape[-2:]
+        N = B.shape[-1]
+        batch = np.broadcast_shapes(A.shape[:-2], B.shape[:-2])
+        nb = _prod(batch)
+        C = self.empty(tuple(batch) + (M, N), a.dtype)
+        if C.size:
+            if K == 0:
+                self.copyto(C, self.zeros((), a.dtype))
+            else:
+                self._gemm(sfx, A, B, C, batch, nb, M, N, K)
+        if a1:
+            C = C.reshape(C.shape[:-2] + (N,))
+        if b1:
+            C = C.reshape(C.shape[:-1])
+        return C
+
+    def _gemm(self, sfx, A, B, C, batch, nb, M, N, K):
+        Ab, sA, ta, lda = self._operand(A, batch)
+        Bb, sB, tb, ldb = self._operand(B, batch)
+        big, small = GEMM_TILES[sfx]
+        use_big = math.ceil(M / big["bm"]) * math.ceil(N / big["bn"]) * nb >= self.sm_count
+        cfg, kname = (big, f"gemm_{ta}{tb}_{sfx}") if use_big else (small, f"gemm_small_{ta}{tb}_{sfx}")
+        item = C.itemsize
+        # gridDim.y and .z stop at 65535: split rows and batches into several launches
+        rows_per_launch = GRID_YZ_MAX * cfg["bm"]
+        for b0 in range(0, nb, GRID_YZ_MAX):
+            nbs = min(GRID_YZ_MAX, nb - b0)
+            for m0 in range(0, M, rows_per_launch):
+                ms = min(rows_per_launch, M - m0)
+                a_off = b0 * sA + m0 * (lda if ta == "n" else 1)
+                c_off = b0 * M * N + m0 * N
+                Ap = Ab.data.ptr + a_off * item
+                Bp = Bb.data.ptr + b0 * sB * item
+                Cp = C.data.ptr + c_off * item
+                grid = (math.ceil(N / cfg["bn"]), math.ceil(ms / cfg["bm"]), nbs)
+                self._launch("matmul.cu", kname, grid, (cfg["threads"],),
+                             (np.uint64(Ap), np.uint64(Bp), np.uint64(Cp), np.int32(ms), np.int32(N), np.int32(K),
+                              np.int64(lda), np.int64(ldb), np.int64(N), np.int64(sA), np.int64(sB),
+                              np.int64(M * N)))
+
+    # ---- layout -------------------------------------------------------------------------------
+    def reshape(self, a, shape):
+        with self.device:
+            return a.reshape(shape)
+
+    def view(self, a, shape):
+        """A reshape that never copies: raises ValueError when the strides don't allow it."""
+        shape = tuple(shape)
+        if not (a.flags.c_contiguous or a.size == 0 or _viewable(a.shape, a.strides, shape)):
+            raise ValueError("Unable to avoid creating a copy while reshaping.")
+        return a.reshape(shape)
+
+    def transpose(self, a, axes):
+        return a.transpose(axes)
+
+    def broadcast_to(self, a, shape):
+        return cp.broadcast_to(a, shape)
+
+    def _check_bounds(self, a, index):
+        """Bounds-check integer indices as NumPy does (CuPy does not check index arrays)."""
+        items = index if isinstance(index, tuple) else (index,)
+
+        def width(item):  # how many of a's dims an index item consumes
+            if isinstance(item, cp.ndarray) and item.dtype == np.bool_:
+                return item.ndim
+            return 0 if item is None or item is Ellipsis else 1
+
+        dim = 0
+        for item in items:
+            if item is Ellipsis:
+                dim += a.ndim - sum(width(i) for i in items)
+                continue
+            if isinstance(item, (int, np.integer)) and not isinstance(item, bool):
+                lo = hi = int(item)
+            elif isinstance(item, cp.ndarray) and item.dtype != np.bool_ and item.size:
+                both = self.concatenate([self.amin(item).reshape(1), self.amax(item).reshape(1)], 0)
+                lo, hi = (int(v) for v in self.to_numpy(both))  # one device sync per index array
+            else:
+                dim += width(item)
+                continue
+            size = a.shape[dim] if dim < a.ndim else 0
+            bad = hi if hi >= size else lo if lo < -size else None
+            if bad is not None:
+                raise IndexError(f"index {bad} is out of bounds for axis {dim} with size {size}")
+            dim += 1
+
+    def getitem(self, a, index):
+        self._check_bounds(a, index)
+        with self.device:
+            return a[index]
+
+    def setitem(self, a, index, value):
+        self._check_bounds(a, index)
+        with self.device:
+            a[index] = value
+
+    def index_add(self, shape, index, values, dtype):
+        out = self.zeros(shape, dtype)
+        with self.device:
+            cupyx.scatter_add(out, index, values)
+        return out
+
+    def concatenate(self, arrays, axis):
+        with self.device:
+            return cp.concatenate(arrays, axis=axis)
+
+    def split(self, a, sections, axis):
+        return cp.split(a, sections, axis=axis)
+
+    def copyto(self, dst, src):
+        with self.device:
+            cp.copyto(dst, src, casting="unsafe")
+
+    def is_contiguous(self, a):
+        return a.flags.c_contiguous
+
+    def ascontiguous(self, a):
+        if a.flags.c_contiguous:
+            return a
+        with self.device:
+            return a.copy(order="C")

@@ -1,0 +1,67 @@
+"""Which kernels the CUDA backend launches, by source file and dtype, and their launch
+constants. Free of CuPy, so that the compile check can read it on machines without a GPU."""
+import numpy as np
+
+SFX = {np.dtype(np.float32): "f32", np.dtype(np.float64): "f64", np.dtype(np.int64): "i64",
+       np.dtype(np.int32): "i32", np.dtype(np.bool_): "b8"}
+CTYPE = {"f32": np.float32, "f64": np.float64, "i64": np.int64, "i32": np.int32, "b8": np.bool_}
+
+UNARY_OPS = {"f32": ("neg", "abs", "exp", "log", "sqrt", "sin", "cos", "tanh", "sigmoid", "relu", "sign"),
+             "i64": ("neg", "abs", "relu", "sign")}
+UNARY_OPS["f64"], UNARY_OPS["i32"] = UNARY_OPS["f32"], UNARY_OPS["i64"]
+BINARY_OPS = {"f32": ("add", "sub", "mul", "div", "pow", "maximum", "minimum"),
+              "i64": ("add", "sub", "mul", "maximum", "minimum", "pow")}
+BINARY_OPS["f64"], BINARY_OPS["i32"] = BINARY_OPS["f32"], BINARY_OPS["i64"]
+COMPARE_OPS = {"f32": ("eq", "ne", "lt", "le", "gt", "ge"), "b8": ("eq", "ne")}
+COMPARE_OPS["f64"] = COMPARE_OPS["i64"] = COMPARE_OPS["i32"] = COMPARE_OPS["f32"]
+# bool arithmetic is logic, as in NumPy
+BOOL_BINARY = {"add": "or", "mul": "and", "maximum": "or", "minimum": "and"}
+
+BLOCK = 256                 # threads per block of the elementwise kernels
+ROW_THREADS = 256           # threads per block of the row kernels (reduce.cu, softmax.cu)
+MAX_DIMS = 8
+GRID_YZ_MAX = 65535         # CUDA's cap on gridDim.y and gridDim.z
+
+# tile shapes of kernels/matmul.cu (its header documents them): (big, small) per dtype suffix
+GEMM_TILES = {"f32": (dict(threads=256, bm=128, bn=128), dict(threads=256, bm=32, bn=32)),
+              "f64": (dict(threads=256, bm=64, bn=64), dict(threads=256, bm=32, bn=32))}
+
+
+def row_launch(rows, cols):
+    """(grid, block) for the row kernels: TPR threads share a row, RPB rows per block."""
+    tpr = 1
+    while tpr < min(max(cols, 1), ROW_THREADS):
+        tpr *= 2
+    rpb = ROW_THREADS // tpr
+    return (max(1, min(-(-rows // rpb), 2 ** 31 - 1)),), (tpr, rpb, 1)
+
+
+def kernel_names():
+    """Every kernel name the CUDA backend can launch, by source file (the compile check uses it)."""
+    names = {"elementwise.cu": set(), "reduce.cu": set(), "softmax.cu": set(), "matmul.cu": set()}
+    ew = names["elementwise.cu"]
+    for sfx, ops in UNARY_OPS.items():
+        for op in ops:
+            ew.update({f"{op}_{sfx}", f"{op}_strided_{sfx}"})
+    for sfx, ops in BINARY_OPS.items():
+        for op in ops:
+            ew.update({f"{op}_{sfx}", f"{op}_scalar_{sfx}", f"{op}_rscalar_{sfx}", f"{op}_strided_{sfx}"})
+    for sfx, ops in COMPARE_OPS.items():
+        for op in ops:
+            ew.update({f"{op}_{sfx}", f"{op}_scalar_{sfx}", f"{op}_rscalar_{sfx}", f"{op}_strided_{sfx}"})
+    ew.update({"and_b8", "or_b8", "and_strided_b8", "or_strided_b8"})
+    for sfx in CTYPE:
+        ew.update({f"where_strided_{sfx}", f"fill_{sfx}"})
+    for sfx in ("f32", "f64", "i64", "i32"):
+        ew.add(f"clip_{sfx}")
+    for sfx in ("f32", "f64", "i64"):
+        names["reduce.cu"].add(f"sum_rows_{sfx}")
+    for sfx in ("f32", "f64", "i64", "i32"):
+        names["reduce.cu"].update({f"max_rows_{sfx}", f"min_rows_{sfx}", f"argmax_rows_{sfx}",
+                                   f"argmin_rows_{sfx}"})
+    for sfx in ("f32", "f64"):
+        names["softmax.cu"].update({f"softmax_rows_{sfx}", f"log_softmax_rows_{sfx}"})
+        for ta in "nt":
+            for tb in "nt":
+                names["matmul.cu"].update({f"gemm_{ta}{tb}_{sfx}", f"gemm_small_{ta}{tb}_{sfx}"})
+    return names

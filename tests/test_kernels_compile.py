@@ -1,0 +1,92 @@
+"""The CUDA kernels, checked without a GPU: every source compiles with NVRTC for sm_80 and
+sm_90, every kernel the CUDA backend can launch exists in the compiled code, and the matmul
+kernels spill no registers (ptxas's report, through NVRTC)."""
+import re
+from concurrent.futures import ThreadPoolExecutor
+
+import pytest
+
+nvrtc = pytest.importorskip("cuda.bindings.nvrtc", reason="needs the test extra's cuda-bindings + nvidia-cuda-nvrtc")
+
+from minigrad.backends.kernel_loader import KERNEL_FILES, NVRTC_OPTIONS, source  # noqa: E402
+
+ARCHS = ("sm_80", "sm_90")
+
+
+def _compile(filename, arch):
+    """NVRTC-compile one source to a cubin for arch; returns (ok, log, ptx)."""
+    err, prog = nvrtc.nvrtcCreateProgram(source(filename).encode(), filename.encode(), 0, [], [])
+    assert err == nvrtc.nvrtcResult.NVRTC_SUCCESS, err
+    opts = [o.encode() for o in NVRTC_OPTIONS] + [f"--gpu-architecture={arch}".encode(), b"--ptxas-options=-v"]
+    result, = nvrtc.nvrtcCompileProgram(prog, len(opts), opts)
+    _, size = nvrtc.nvrtcGetProgramLogSize(prog)
+    log = b" " * size
+    nvrtc.nvrtcGetProgramLog(prog, log)
+    ptx = ""
+    if result == nvrtc.nvrtcResult.NVRTC_SUCCESS:
+        _, size = nvrtc.nvrtcGetPTXSize(prog)
+        buf = b" " * size
+        nvrtc.nvrtcGetPTX(prog, buf)
+        ptx = buf.decode(errors="replace")
+    nvrtc.nvrtcDestroyProgram(prog)
+    return result == nvrtc.nvrtcResult.NVRTC_SUCCESS, log.decode(errors="replace"), ptx
+
+
+@pytest.fixture(scope="module")
+def compiled():
+    jobs = [(f, a) for f in KERNEL_FILES for a in ARCHS]
+    with ThreadPoolExecutor(max_workers=4) as pool:
+        results = list(pool.map(lambda job: _compile(*job), jobs))
+    return dict(zip(jobs, results))
+
+
+def _launched():
+    from minigrad.backends.cuda_kernel_table import kernel_names
+    return kernel_names()
+
+
+@pytest.mark.parametrize("arch", ARCHS)
+@pytest.mark.parametrize("filename", KERNEL_FILES)
+def test_compiles(compiled, filename, arch):
+    ok, log, _ = compiled[(filename, arch)]
+    assert ok, f"{filename} failed to compile for {arch}:\n{log}"
+    assert "warning" not in log.lower(), f"{filename} compiles with warnings for {arch}:\n{log}"
+
+
+@pytest.mark.parametrize("arch", ARCHS)
+@pytest.mark.parametrize("filename", KERNEL_FILES)
+def test_every_launched_kernel_exists(compiled, filename, arch):
+    _, _, ptx = compiled[(filename, arch)]
+    entries = set(re.findall(r"\.entry\s+([A-Za-z_][A-Za-z0-9_]*)\s*\(", ptx))
+    missing = sorted(_launched()[filename] - entries)
+    assert not missing, f"{filename} ({arch}) lacks kernels the backend launches: {missing}"
+
+
+def _spills(log):
+    """{kernel: (spill store bytes, spill load bytes)} from ptxas's verbose report."""
+    out, current = {}, None
+    for line in log.splitlines():
+        m = re.search(r"Function properties for (\w+)", line)
+        if m:
+            current = m.group(1)
+        m = re.search(r"(\d+) bytes spill stores, (\d+) bytes spill loads", line)
+        if m and current:
+            out[current] = (int(m.group(1)), int(m.group(2)))
+    return out
+
+
+@pytest.mark.parametrize("arch", ARCHS)
+def test_matmul_kernels_do_not_spill(compiled, arch):
+    _, log, _ = compiled[("matmul.cu", arch)]
+    spills = _spills(log)
+    gemms = {k: v for k, v in spills.items() if k.startswith("gemm_")}
+    assert gemms, f"no ptxas report for the gemm kernels:\n{log[:2000]}"
+    spilling = {k: v for k, v in gemms.items() if v != (0, 0)}
+    assert not spilling, f"register spills (store, load bytes) on {arch}: {spilling}"
+
+
+def test_kernel_names_in_backend_match_the_sources():
+    """The backend's launch table and the sources agree on which files hold which kernels."""
+    launched = _launched()
+    assert set(launched) == set(KERNEL_FILES)
+    assert all(launched[f] for f in KERNEL_FILES)
