@@ -11,7 +11,8 @@
 //   'n': A[m*lda + k], B[k*ldb + n];  't': A[k*lda + m], B[n*ldb + k];  C[m*ldc + n].
 //   Batch b = blockIdx.z reads A + b*strideA, B + b*strideB, writes C + b*strideC;
 //   strideA/strideB may be 0 (broadcast). C is overwritten (no beta); K == 0 writes zeros.
-//   C must not overlap A or B.
+//   Each operand needs unit stride along one axis (that is what 'n'/'t' encode; the
+//   launcher copies anything else). C must not overlap A or B.
 //
 // Launch conventions (mirror these in the Python launcher):
 //   family            blockDim  BM x BN x BK  per thread  K split  static smem
@@ -23,8 +24,9 @@
 //   The #defines below hold these numbers (MG_GEMM_<F32|F64>[_SMALL]_{THREADS,BM,BN,BK}).
 //   Do not launch when M*N*batch == 0 (a zero grid is a launch error); K == 0 is fine.
 //   CUDA caps gridDim.y and gridDim.z at 65535: for batch > 65535 or M > 65535*BM the
-//   launcher splits the work into several launches, offsetting the pointers
-//   (A += b0*strideA etc. for batches; A by m0 rows of op(A) and C by m0*ldc for rows).
+//   launcher splits the work into several launches, offsetting the pointers: for batches
+//   A += b0*strideA, B += b0*strideB, C += b0*strideC; for rows C += m0*ldc and
+//   A += m0*lda ('n') or A += m0 ('t').
 //   Path choice: with S = the device's multiprocessor count (132 on an H100 SXM) and
 //   BM, BN the big family's tile of that dtype, use gemm_small_* when
 //     ceil(M/BM) * ceil(N/BN) * batch < S
@@ -300,28 +302,31 @@ __device__ __forceinline__ void mg_gemm(const T* __restrict__ A, const T* __rest
 }
 
 // One exported kernel per (family, transposes, dtype); CFG = BM, BN, BK, TM, TN, KS, MINBLOCKS.
-#define MG_GEMM_KERNEL(NAME, T, BM, BN, BK, TM, TN, KS, MINB, TA, TB)                                      \
-    extern "C" __global__ void __launch_bounds__((BM / TM) * (BN / TN) * KS, MINB)                         \
+// __launch_bounds__ minimum blocks per SM caps registers at 65536 / (THREADS * MINBLOCKS).
+#define MG_GEMM_KERNEL(NAME, T, THREADS, BM, BN, BK, TM, TN, KS, MINB, TA, TB)                             \
+    extern "C" __global__ void __launch_bounds__(THREADS, MINB)                                            \
     NAME(const T* __restrict__ A, const T* __restrict__ B, T* __restrict__ C, int M, int N, int K,        \
          long long lda, long long ldb, long long ldc, long long strideA, long long strideB,                 \
          long long strideC) {                                                                              \
+        static_assert((BM / TM) * (BN / TN) * KS == THREADS, "blockDim does not match the tile");         \
         mg_gemm<T, BM, BN, BK, TM, TN, KS, TA, TB>(A, B, C, M, N, K, lda, ldb, ldc, strideA, strideB,     \
                                                    strideC);                                               \
     }
 
-#define MG_GEMM_FAMILY(PREFIX, SFX, T, CFG)               \
-    MG_GEMM_KERNEL(PREFIX##_nn_##SFX, T, CFG, false, false) \
-    MG_GEMM_KERNEL(PREFIX##_nt_##SFX, T, CFG, false, true)  \
-    MG_GEMM_KERNEL(PREFIX##_tn_##SFX, T, CFG, true, false)  \
-    MG_GEMM_KERNEL(PREFIX##_tt_##SFX, T, CFG, true, true)
+#define MG_GEMM_FAMILY(PREFIX, SFX, T, THREADS, CFG)               \
+    MG_GEMM_KERNEL(PREFIX##_nn_##SFX, T, THREADS, CFG, false, false) \
+    MG_GEMM_KERNEL(PREFIX##_nt_##SFX, T, THREADS, CFG, false, true)  \
+    MG_GEMM_KERNEL(PREFIX##_tn_##SFX, T, THREADS, CFG, true, false)  \
+    MG_GEMM_KERNEL(PREFIX##_tt_##SFX, T, THREADS, CFG, true, true)
 
-// Register budgets: MINB blocks of 256 threads per SM caps registers at 65536 / (256 * MINB).
+// Caps: f32 big 128 regs (2 blocks/SM), f32 small 85 (3 blocks/SM), f64 128; each checked
+// spill-free with ptxas for sm_80 and sm_90 (a tighter f64 cap spills).
 #define MG_GEMM_F32_CFG MG_GEMM_F32_BM, MG_GEMM_F32_BN, MG_GEMM_F32_BK, 8, 8, 1, 2
 #define MG_GEMM_F32_SMALL_CFG MG_GEMM_F32_SMALL_BM, MG_GEMM_F32_SMALL_BN, MG_GEMM_F32_SMALL_BK, 4, 4, 4, 3
 #define MG_GEMM_F64_CFG MG_GEMM_F64_BM, MG_GEMM_F64_BN, MG_GEMM_F64_BK, 4, 4, 1, 2
 #define MG_GEMM_F64_SMALL_CFG MG_GEMM_F64_SMALL_BM, MG_GEMM_F64_SMALL_BN, MG_GEMM_F64_SMALL_BK, 4, 4, 4, 2
 
-MG_GEMM_FAMILY(gemm, f32, float, MG_GEMM_F32_CFG)
-MG_GEMM_FAMILY(gemm_small, f32, float, MG_GEMM_F32_SMALL_CFG)
-MG_GEMM_FAMILY(gemm, f64, double, MG_GEMM_F64_CFG)
-MG_GEMM_FAMILY(gemm_small, f64, double, MG_GEMM_F64_SMALL_CFG)
+MG_GEMM_FAMILY(gemm, f32, float, MG_GEMM_F32_THREADS, MG_GEMM_F32_CFG)
+MG_GEMM_FAMILY(gemm_small, f32, float, MG_GEMM_F32_SMALL_THREADS, MG_GEMM_F32_SMALL_CFG)
+MG_GEMM_FAMILY(gemm, f64, double, MG_GEMM_F64_THREADS, MG_GEMM_F64_CFG)
+MG_GEMM_FAMILY(gemm_small, f64, double, MG_GEMM_F64_SMALL_THREADS, MG_GEMM_F64_SMALL_CFG)

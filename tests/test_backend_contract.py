@@ -292,6 +292,55 @@ def softmax_rows(log):
             out(u(3, lo=-1, hi=1) * 1000.0, 0, ref=ref, label="spread-f32")]
 
 
+def backward_rows(formula):
+    return [out(u(3, 4), u(3, 4, lo=-0.5, hi=1.5), ref=formula),
+            out(u(5, dtype=F64), u(5, dtype=F64, lo=0.05, hi=0.95), ref=formula),
+            out(u(), u(), ref=formula),
+            out(Transposed(u(3, 2)), u(3, 2), ref=formula, label="transposed-g")]
+
+
+def softmax_backward_rows(log):
+    def ref(g, y, axis):
+        if log:
+            return g - np.exp(y) * g.sum(axis=axis, keepdims=True)
+        return y * (g - (g * y).sum(axis=axis, keepdims=True))
+
+    def y_of(x, axis):
+        return np.asarray(softmax_ref(log)(x.astype(F64), axis), x.dtype)
+    x1, x2 = u(3, 4), u(2, 3, 4, dtype=F64)
+    return [out(u(3, 4), y_of(x1, 1), 1, ref=ref),
+            out(u(2, 3, 4, dtype=F64), y_of(x2, 1), 1, ref=ref),
+            out(u(5), y_of(u(5), 0), 0, ref=ref)]
+
+
+def cross_entropy_ref(x, target):
+    lse = np.logaddexp.reduce(x, axis=1)
+    return lse - x[np.arange(x.shape[0]), target], lse
+
+
+@custom("loss-and-logsumexp")
+def cross_entropy_case(be, f):
+    for dt, (n, c) in ((F32, (5, 7)), (F64, (3, 10)), (F32, (1, 1)), (F32, (4, 300))):
+        x, target = u(n, c, dtype=dt, lo=-4, hi=4), ints(n, lo=0, hi=c)
+        loss, lse = f(be.asarray(x), be.asarray(target))
+        loss_ref, lse_ref = cross_entropy_ref(x.astype(F64), target)
+        check_array(be, loss, loss_ref, dt)
+        check_array(be, lse, lse_ref, dt)
+
+
+def cross_entropy_backward_rows():
+    def ref(x, target, lse, gscale):
+        dx = np.exp(x - lse[:, None])
+        dx[np.arange(x.shape[0]), target] -= 1
+        return dx * gscale
+    cases = []
+    for dt, (n, c) in ((F32, (5, 7)), (F64, (3, 10)), (F32, (2, 300))):
+        x, target = u(n, c, dtype=dt), ints(n, lo=0, hi=c)
+        lse = np.asarray(cross_entropy_ref(x.astype(F64), target)[1], dt)
+        cases.append(out(x, target, lse, 0.25, ref=ref))
+    return cases
+
+
 def setitem_ref(a, index, value):
     a = a.copy()
     a[index] = value
@@ -607,6 +656,13 @@ TABLE = {
     "amin": reduce_rows(lambda a, axis, keep: np.amin(a, axis=axis, keepdims=keep)),
     "argmax": arg_rows(np.argmax, [1.0, 3.0, 3.0, 0.0], 1),
     "argmin": arg_rows(np.argmin, [2.0, 0.0, 0.0, 5.0], 1),
+    "relu_backward": backward_rows(lambda g, o: g * (o > 0)),
+    "sigmoid_backward": backward_rows(lambda g, o: g * o * (1 - o)),
+    "tanh_backward": backward_rows(lambda g, o: g * (1 - o * o)),
+    "softmax_backward": softmax_backward_rows(log=False),
+    "log_softmax_backward": softmax_backward_rows(log=True),
+    "cross_entropy": [cross_entropy_case],
+    "cross_entropy_backward": cross_entropy_backward_rows(),
     "softmax": softmax_rows(log=False),
     "log_softmax": softmax_rows(log=True),
 

@@ -227,6 +227,23 @@ class CudaBackend:
     def sign(self, a):
         return self._unary("sign", a)
 
+    def _backward_helper(self, op, g, out):
+        g, out = self.ascontiguous(g), self.ascontiguous(out)
+        dx = self.empty(g.shape, g.dtype)
+        if g.size:
+            self._launch("elementwise.cu", f"{op}_backward_{_SFX[g.dtype]}", self._grid(g.size), (BLOCK,),
+                         (g, out, dx, np.int64(g.size)))
+        return dx
+
+    def relu_backward(self, g, out):
+        return self._backward_helper("relu", g, out)
+
+    def sigmoid_backward(self, g, out):
+        return self._backward_helper("sigmoid", g, out)
+
+    def tanh_backward(self, g, out):
+        return self._backward_helper("tanh", g, out)
+
     def _binary(self, op, a, b, out=None, compare=False):
         """a op b for arrays and Python scalars, NumPy's result dtype, broadcasting; into out
         (which may be a itself) when given."""
@@ -429,29 +446,60 @@ class CudaBackend:
     def argmin(self, a, axis=None, keepdims=False):
         return self._arg("argmin", a, axis, keepdims)
 
-    def _softmax(self, kind, a, axis):
+    def _softmax(self, kind, axis, *arrays):
+        """A softmax-family row kernel over `axis` of same-shaped arrays (moved last, made
+        contiguous, and moved back in the result)."""
+        a = arrays[0]
         if a.ndim == 0:
-            return self._softmax(kind, a.reshape(1), 0).reshape(())
+            return self._softmax(kind, 0, *(x.reshape(1) for x in arrays)).reshape(())
         axis %= a.ndim
         perm = [ax for ax in range(a.ndim) if ax != axis] + [axis]
-        x = self.ascontiguous(a.transpose(perm))
+        xs = [self.ascontiguous(x.transpose(perm)) for x in arrays]
         cols = a.shape[axis]
         rows = a.size // cols if cols else 0
-        out = self.empty(x.shape, x.dtype)
+        out = self.empty(xs[0].shape, xs[0].dtype)
         if rows and cols:
             grid, block = row_launch(rows, cols)
-            self._launch("softmax.cu", f"{kind}_rows_{_SFX[x.dtype]}", grid, block,
-                         (x, out, np.int64(rows), np.int64(cols)))
+            self._launch("softmax.cu", f"{kind}_rows_{_SFX[a.dtype]}", grid, block,
+                         (*xs, out, np.int64(rows), np.int64(cols)))
         inverse = [0] * a.ndim
         for i, p in enumerate(perm):
             inverse[p] = i
         return out.transpose(inverse)
 
     def softmax(self, a, axis):
-        return self._softmax("softmax", a, axis)
+        return self._softmax("softmax", axis, a)
 
     def log_softmax(self, a, axis):
-        return self._softmax("log_softmax", a, axis)
+        return self._softmax("log_softmax", axis, a)
+
+    def softmax_backward(self, g, y, axis):
+        return self._softmax("softmax_backward", axis, g, y)
+
+    def log_softmax_backward(self, g, y, axis):
+        return self._softmax("log_softmax_backward", axis, g, y)
+
+    def cross_entropy(self, x, target):
+        x, target = self.ascontiguous(x), self.ascontiguous(self.astype(target, np.int64))
+        rows, cols = x.shape
+        loss, lse = self.empty((rows,), x.dtype), self.empty((rows,), x.dtype)
+        if rows:
+            grid, block = row_launch(rows, cols)
+            self._launch("softmax.cu", f"cross_entropy_fwd_{_SFX[x.dtype]}", grid, block,
+                         (x, target, loss, lse, np.int64(rows), np.int64(cols)))
+        return loss, lse
+
+    def cross_entropy_backward(self, x, target, lse, gscale):
+        x, target = self.ascontiguous(x), self.ascontiguous(self.astype(target, np.int64))
+        rows, cols = x.shape
+        dx = self.empty(x.shape, x.dtype)
+        if rows:
+            grid, block = row_launch(rows, cols)
+            sfx = _SFX[x.dtype]
+            self._launch("softmax.cu", f"cross_entropy_bwd_{sfx}", grid, block,
+                         (x, target, self.ascontiguous(lse), _CTYPE[sfx](gscale), dx, np.int64(rows),
+                          np.int64(cols)))
+        return dx
 
     # ---- matmul ---------------------------------------------------------------------------------
     def _operand(self, x, batch):

@@ -60,7 +60,10 @@ def kernel_names():
         names["reduce.cu"].update({f"max_rows_{sfx}", f"min_rows_{sfx}", f"argmax_rows_{sfx}",
                                    f"argmin_rows_{sfx}"})
     for sfx in ("f32", "f64"):
-        names["softmax.cu"].update({f"softmax_rows_{sfx}", f"log_softmax_rows_{sfx}"})
+        ew.update({f"relu_backward_{sfx}", f"sigmoid_backward_{sfx}", f"tanh_backward_{sfx}"})
+        names["softmax.cu"].update({f"softmax_rows_{sfx}", f"log_softmax_rows_{sfx}",
+                                    f"softmax_backward_rows_{sfx}", f"log_softmax_backward_rows_{sfx}",
+                                    f"cross_entropy_fwd_{sfx}", f"cross_entropy_bwd_{sfx}"})
         for ta in "nt":
             for tb in "nt":
                 names["matmul.cu"].update({f"gemm_{ta}{tb}_{sfx}", f"gemm_small_{ta}{tb}_{sfx}"})

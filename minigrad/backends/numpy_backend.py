@@ -177,6 +177,41 @@ def softmax(a, axis):
     return e / np.sum(e, axis=axis, keepdims=True)
 
 
+def relu_backward(g, out):
+    return np.asarray(np.multiply(g, out > 0, dtype=g.dtype))
+
+
+def sigmoid_backward(g, out):
+    return np.asarray(g * out * (1 - out))
+
+
+def tanh_backward(g, out):
+    return np.asarray(g * (1 - out * out))
+
+
+def softmax_backward(g, y, axis):
+    return y * (g - np.sum(g * y, axis=axis, keepdims=True))
+
+
+def log_softmax_backward(g, y, axis):
+    return g - np.exp(y) * np.sum(g, axis=axis, keepdims=True)
+
+
+def cross_entropy(x, target):
+    """(loss per row, logsumexp per row) of logits x (N, C) and class indices target (N,)."""
+    m = x.max(axis=1, keepdims=True)
+    lse = (m + np.log(np.sum(np.exp(x - m), axis=1, keepdims=True)))[:, 0]
+    return lse - x[np.arange(x.shape[0]), target], lse
+
+
+def cross_entropy_backward(x, target, lse, gscale):
+    """gscale * (softmax(x) - onehot(target)): the gradient of gscale * sum of the row losses."""
+    dx = np.exp(x - lse[:, None])
+    dx[np.arange(x.shape[0]), target] -= 1
+    dx *= gscale
+    return dx
+
+
 def matmul(a, b):
     return np.asarray(np.matmul(a, b))
 

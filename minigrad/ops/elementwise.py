@@ -416,8 +416,7 @@ class Tanh(_SavesOutput):
 
     @staticmethod
     def backward_raw(ctx, be, g):
-        o = ctx.saved_arrays()[0]
-        return be.mul(g, be.sub(1, be.mul(o, o)))
+        return be.tanh_backward(g, ctx.saved_arrays()[0])
 
 
 class Sigmoid(_SavesOutput):
@@ -430,8 +429,7 @@ class Sigmoid(_SavesOutput):
 
     @staticmethod
     def backward_raw(ctx, be, g):
-        o = ctx.saved_arrays()[0]
-        return be.mul(be.mul(g, o), be.sub(1, o))
+        return be.sigmoid_backward(g, ctx.saved_arrays()[0])
 
 
 class Relu(_SavesOutput):
@@ -444,8 +442,7 @@ class Relu(_SavesOutput):
 
     @staticmethod
     def backward_raw(ctx, be, g):
-        o = ctx.saved_arrays()[0]
-        return be.mul(g, be.gt(o, 0))
+        return be.relu_backward(g, ctx.saved_arrays()[0])
 
 
 class Clamp(Builtin):

@@ -339,8 +339,7 @@ class LogSoftmax(Builtin):
 
     @staticmethod
     def backward_raw(ctx, be, g):
-        out = ctx.saved_arrays()[0]
-        return be.sub(g, be.mul(be.exp(out), be.sum(g, (ctx.dim,), True))), None
+        return be.log_softmax_backward(g, ctx.saved_arrays()[0], ctx.dim), None
 
 
 class Softmax(Builtin):
@@ -360,8 +359,7 @@ class Softmax(Builtin):
 
     @staticmethod
     def backward_raw(ctx, be, g):
-        out = ctx.saved_arrays()[0]
-        return be.mul(out, be.sub(g, be.sum(be.mul(g, out), (ctx.dim,), True))), None
+        return be.softmax_backward(g, ctx.saved_arrays()[0], ctx.dim), None
 
 
 def _softmax_input(a, dim, dtype):
