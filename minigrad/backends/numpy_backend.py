@@ -91,7 +91,13 @@ sqrt = _returns_array(np.sqrt)
 sin = _returns_array(np.sin)
 cos = _returns_array(np.cos)
 tanh = _returns_array(np.tanh)
-sign = _returns_array(np.sign)
+
+
+def sign(a):
+    r = np.sign(a)
+    if a.dtype.kind == "f":
+        r = np.where(np.isnan(a), 0, r) + 0  # torch: sign(nan) = 0, sign(-0.) = 0.
+    return np.asarray(r, dtype=a.dtype)
 
 
 def sigmoid(a):
