@@ -332,8 +332,12 @@ class CudaBackend:
 
     def binary_inplace(self, name, dst, src):
         """dst = dst (op) src in dst's memory (src broadcast to dst, cast to dst's dtype)."""
-        if isinstance(src, cp.ndarray) and src.dtype != dst.dtype:
-            src = self.astype(src, dst.dtype)
+        if isinstance(src, cp.ndarray):
+            if np.broadcast_shapes(dst.shape, src.shape) != dst.shape:
+                raise ValueError(f"non-broadcastable output operand with shape {dst.shape} doesn't match "
+                                 f"the broadcast shape {np.broadcast_shapes(dst.shape, src.shape)}")
+            if src.dtype != dst.dtype:
+                src = self.astype(src, dst.dtype)
         elif not isinstance(src, cp.ndarray):
             src = dst.dtype.type(src).item()  # keep the result in dst's dtype
         if dst.flags.c_contiguous:
@@ -415,12 +419,7 @@ class CudaBackend:
             a = self.astype(a, dtype)
         if a.dtype.kind in "biu" and a.dtype != np.int64:
             a = self.astype(a, np.int64)  # integer sums accumulate in int64, as in NumPy and torch
-        if a.ndim and _prod(a.shape[ax % a.ndim] for ax in (axis if axis is not None else range(a.ndim))) == 0:
-            keep = axis if axis is not None else tuple(range(a.ndim))
-            shape = tuple(1 if ax in keep else s for ax, s in enumerate(a.shape)) if keepdims else \
-                tuple(s for ax, s in enumerate(a.shape) if ax not in keep)
-            return self.zeros(shape, a.dtype)
-        return self._reduce("sum", a, axis, keepdims)
+        return self._reduce("sum", a, axis, keepdims)  # an empty row sums to 0 in the kernel
 
     def _extreme(self, kind, a, axis, keepdims):
         if a.dtype == np.bool_:
