@@ -1,5 +1,13 @@
 """Shared fixtures: every device-aware test runs once per backend."""
+import os
+
 import pytest
+
+if os.environ.get("MINIGRAD_EMULATED_CUDA") == "1":
+    # CPU emulation of CuPy and of the kernel ABI, for tests/test_cuda_emulated.py: it checks
+    # the CUDA backend's launcher, not the kernels and not a GPU
+    import cuda_emulation
+    cuda_emulation.install()
 
 
 def _cuda_available():

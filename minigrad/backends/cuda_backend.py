@@ -65,6 +65,25 @@ def _viewable(shape, strides, newshape):
     return True
 
 
+def _extent(a):
+    """[first byte, one past the last byte] that array a can touch."""
+    lo = hi = a.data.ptr
+    for n, st in zip(a.shape, a.strides):
+        if n > 1:
+            if st < 0:
+                lo += st * (n - 1)
+            else:
+                hi += st * (n - 1)
+    return lo, hi + a.itemsize
+
+
+def _overlaps(a, b):
+    if a.size == 0 or b.size == 0:
+        return False
+    (alo, ahi), (blo, bhi) = _extent(a), _extent(b)
+    return alo < bhi and blo < ahi
+
+
 class CudaBackend:
     """The primitives on one GPU. Attribute access is the contract: be.add(a, b), be.sum(...)."""
     name = "cuda"
@@ -258,6 +277,14 @@ class CudaBackend:
         else:
             dt = np.result_type(b.dtype, a)
             b = b if b.dtype == dt else self.astype(b, dt)
+        dt = np.dtype(dt)
+        if (compare and dt == np.bool_ and op not in ("eq", "ne")) or (op == "div" and dt.kind in "biu"):
+            # no bool ordering or integer division kernels: compare bools as int32, and divide
+            # integers in float64 (NumPy's true division)
+            wide = np.int32 if compare else np.float64
+            a = self.astype(a, wide) if a_arr else a
+            b = self.astype(b, wide) if b_arr else b
+            dt = np.dtype(wide)
         sfx = _SFX[np.dtype(dt)]
         if sfx == "b8" and not compare:
             if op not in BOOL_BINARY:
@@ -338,6 +365,9 @@ class CudaBackend:
                                  f"the broadcast shape {np.broadcast_shapes(dst.shape, src.shape)}")
             if src.dtype != dst.dtype:
                 src = self.astype(src, dst.dtype)
+            elif _overlaps(src, dst) and (src.data.ptr, src.strides, src.shape) != \
+                    (dst.data.ptr, dst.strides, dst.shape):
+                src = self.copy(src)  # x.add_(x.t()): read a copy, not memory being written
         elif not isinstance(src, cp.ndarray):
             src = dst.dtype.type(src).item()  # keep the result in dst's dtype
         if dst.flags.c_contiguous:
@@ -349,6 +379,8 @@ class CudaBackend:
         self.binary_inplace("add", dst, src)
 
     def where(self, cond, a, b):
+        if not isinstance(cond, cp.ndarray):
+            cond = self.full((), bool(cond), np.bool_)
         dt = np.result_type(a.dtype, b.dtype)
         a = a if a.dtype == dt else self.astype(a, dt)
         b = b if b.dtype == dt else self.astype(b, dt)
@@ -419,7 +451,8 @@ class CudaBackend:
             a = self.astype(a, dtype)
         if a.dtype.kind in "biu" and a.dtype != np.int64:
             a = self.astype(a, np.int64)  # integer sums accumulate in int64, as in NumPy and torch
-        return self._reduce("sum", a, axis, keepdims)  # an empty row sums to 0 in the kernel
+        out = self._reduce("sum", a, axis, keepdims)  # an empty row sums to 0 in the kernel
+        return out if dtype is None or out.dtype == dtype else self.astype(out, dtype)
 
     def _extreme(self, kind, a, axis, keepdims):
         if a.dtype == np.bool_:
@@ -436,7 +469,8 @@ class CudaBackend:
         if a.dtype == np.bool_:
             a = self.astype(a, np.int32)
         if axis is None:
-            a, axis = a.reshape(-1), 0
+            out = self._reduce(kind, a.reshape(-1), (0,), False, out_dtype=np.int64)
+            return out.reshape((1,) * a.ndim) if keepdims else out
         return self._reduce(kind, a, (axis,), keepdims, out_dtype=np.int64)
 
     def argmax(self, a, axis=None, keepdims=False):

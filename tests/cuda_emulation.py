@@ -1,0 +1,1364 @@
+"""A CPU emulation of CuPy and of minigrad's kernel ABI, to test the CUDA backend's Python
+launcher (minigrad/backends/cuda_backend.py) on machines without a GPU.
+
+What it checks: the LAUNCHER. Every kernel the backend may launch is re-implemented here in
+NumPy from the ABI written at the top of kernels/*.cu (parameter C types, pointer meaning,
+`meta` layout, n/t operands, leading dimensions, batch strides, launch geometry, aliasing
+rules), and CuPy is replaced by a fake `cupy`/`cupyx` whose arrays live in emulated device
+allocations with addresses, so raw pointers (`np.uint64(a.data.ptr + offset)`) are decoded
+back to memory. A launch faults (EmulatedFault) on a wrong argument count or C type (a Python
+float where `float` is wanted), a pointer outside every live allocation, a misaligned or
+out-of-bounds access, an invalid grid or block, a launch the ABI forbids (max over 0 columns,
+M*N == 0), an output that overlaps an input other than as the ABI allows, and a GEMM grid
+that leaves part of C unwritten shows as NaN (fresh `empty` memory is NaN or garbage).
+
+What it does NOT check: the CUDA C code itself (nothing here is compiled from the .cu files;
+their correctness, speed, vector loads, shared memory and register use are for NVRTC and a
+real GPU), CuPy itself, asynchronous execution and streams, multi-GPU, and numerics beyond
+what NumPy reproduces (reduction order is approximated, transcendental functions are NumPy's).
+
+install() puts the fakes in sys.modules; call it before minigrad.backends.cuda_backend is
+imported. tests/conftest.py does so when MINIGRAD_EMULATED_CUDA=1.
+"""
+import atexit
+import bisect
+import collections
+import json
+import math
+import os
+import sys
+import time
+import types
+import warnings
+import weakref
+
+import numpy as np
+
+
+class EmulatedFault(BaseException):
+    """A launch or memory access that would be wrong on a GPU. A BaseException, so that no
+    `except Exception` and no `pytest.raises(RuntimeError)` in the code or tests under test
+    can mistake it for the error a test expects."""
+
+
+STATS = {"launches": collections.Counter(), "compiles": collections.Counter(), "copies": 0,
+         "faults": [], "requested": collections.Counter()}
+
+
+def fault(msg):
+    STATS["faults"].append({"test": os.environ.get("PYTEST_CURRENT_TEST", ""), "msg": msg})
+    raise EmulatedFault(msg)
+
+
+def _write_report():
+    path = os.environ.get("MINIGRAD_EMULATED_CUDA_REPORT")
+    if path:
+        with open(path, "w") as f:
+            json.dump({"launches": dict(STATS["launches"]), "compiles": dict(STATS["compiles"]),
+                       "requested": dict(STATS["requested"]), "faults": STATS["faults"]}, f)
+
+
+atexit.register(_write_report)
+
+N_DEVICES = 1
+SM_COUNT = int(os.environ.get("MINIGRAD_EMULATED_SMS", "2"))  # small, so batched GEMMs take the big path
+
+# ---- device memory ----------------------------------------------------------------------------
+# Each allocation has a fake device address; addresses are never reused and allocations are
+# separated by gaps, so a pointer that runs off one allocation points at nothing.
+
+_ALIGN = 512
+_next_addr = [0x7F0000000000]
+_live = {}          # address -> weakref to _Allocation
+_addrs = []         # sorted live addresses
+_used = [0]
+_current_device = [0]
+
+
+class _Allocation:
+    __slots__ = ("addr", "nbytes", "buf", "device", "_typed", "__weakref__")
+
+    def __init__(self, nbytes):
+        self.nbytes = nbytes
+        self.buf = np.empty(max(nbytes, 1), np.uint8)
+        self.device = _current_device[0]
+        self._typed = {}
+        size = -(-max(nbytes, 1) // _ALIGN) * _ALIGN
+        self.addr = _next_addr[0]
+        _next_addr[0] += size + _ALIGN
+        _live[self.addr] = weakref.ref(self)
+        _addrs.append(self.addr)   # addresses only grow: the list stays sorted
+        _used[0] += size
+        weakref.finalize(self, _release, self.addr, size)
+
+    def typed(self, dtype):
+        v = self._typed.get(dtype)
+        if v is None:
+            isz = np.dtype(dtype).itemsize
+            v = self._typed[dtype] = self.buf[: self.nbytes // isz * isz].view(dtype)
+        return v
+
+
+def _release(addr, size):
+    _live.pop(addr, None)
+    i = bisect.bisect_left(_addrs, addr)
+    if i < len(_addrs) and _addrs[i] == addr:
+        del _addrs[i]
+    _used[0] -= size
+
+
+def _lookup(addr):
+    """The live allocation holding device address addr (one past the end included), or None."""
+    i = bisect.bisect_right(_addrs, addr) - 1
+    if i < 0:
+        return None
+    a = _live[_addrs[i]]()
+    if a is None or addr > a.addr + a.nbytes:
+        return None
+    return a
+
+
+class MemoryPointer:
+    def __init__(self, mem, ptr):
+        self.mem, self.ptr = mem, ptr
+        self.device_id = mem.device
+
+
+class MemoryPool:
+    def __init__(self):
+        self._peak_total = 0
+
+    def malloc(self, size):
+        return MemoryPointer(_Allocation(size), None)
+
+    def used_bytes(self):
+        return _used[0]
+
+    def total_bytes(self):
+        self._peak_total = max(self._peak_total, _used[0])
+        return self._peak_total
+
+    def free_all_blocks(self):
+        self._peak_total = _used[0]
+
+
+_pool = MemoryPool()
+_allocator = [_pool.malloc]
+
+
+def _allocate(nbytes):
+    mp = _allocator[0](nbytes)
+    if not isinstance(getattr(mp, "mem", None), _Allocation):
+        fault("the installed allocator did not return the pool's memory")
+    return mp.mem
+
+
+# ---- the array type -----------------------------------------------------------------------------
+
+def _c_contiguous(shape, strides, itemsize):
+    if 0 in shape:
+        return True
+    expect = itemsize
+    for s, st in zip(reversed(shape), reversed(strides)):
+        if s != 1:
+            if st != expect:
+                return False
+            expect *= s
+    return True
+
+
+class _Flags:
+    def __init__(self, a):
+        self.c_contiguous = _c_contiguous(a.shape, a.strides, a.itemsize)
+        self.f_contiguous = _c_contiguous(a.shape[::-1], a.strides[::-1], a.itemsize)
+        self.owndata = a._base is None
+
+    def __getitem__(self, key):
+        return {"C_CONTIGUOUS": self.c_contiguous, "F_CONTIGUOUS": self.f_contiguous,
+                "OWNDATA": self.owndata}[key]
+
+
+def _host_ptr(x):
+    return x.__array_interface__["data"][0]
+
+
+def _wrap(alloc, view, base):
+    a = object.__new__(ndarray)
+    a._np, a._alloc, a._base = view, alloc, base
+    return a
+
+
+def _is_view_of(res, alloc):
+    b = res
+    while b is not None:
+        if b is alloc.buf:
+            return True
+        b = getattr(b, "base", None)
+    return False
+
+
+def _new(shape, dtype, strides=None, fill=True):
+    """A fresh owner array; its memory holds garbage (NaN for floats) unless written."""
+    dtype = np.dtype(dtype)
+    shape = tuple(int(s) for s in shape)
+    n = math.prod(shape)
+    alloc = _allocate(n * dtype.itemsize)
+    if fill and n:
+        raw = alloc.buf[: n * dtype.itemsize]
+        if dtype.kind == "f":
+            raw.view(dtype)[:] = np.nan
+        elif dtype.kind == "b":
+            raw[:] = np.arange(raw.size) % 2
+        else:
+            raw[:] = 0xA5
+    view = np.ndarray(shape, dtype, buffer=alloc.buf, offset=0, strides=strides)
+    return _wrap(alloc, view, None)
+
+
+def _from_host(host, keep_layout=False):
+    host = np.asarray(host)
+    strides = None
+    if keep_layout and host.size and not host.flags.c_contiguous and host.flags.f_contiguous:
+        strides = host.strides
+    elif keep_layout and host.size and all(s > 0 for s in host.strides) and \
+            sum((d - 1) * s for d, s in zip(host.shape, host.strides)) + host.itemsize == host.nbytes:
+        strides = host.strides   # a dense permutation, as NumPy's order='K' gives
+    out = _new(host.shape, host.dtype, strides, fill=False)
+    out._np[...] = host
+    return out
+
+
+def _root(a):
+    return a._base if a._base is not None else a
+
+
+def _as_result(res, src):
+    """Wraps a NumPy result computed from src._np: a view when it shares src's memory
+    (CuPy returns views exactly where NumPy does), else a fresh device copy."""
+    if isinstance(res, np.ndarray) and _is_view_of(res, src._alloc):
+        return _wrap(src._alloc, res, _root(src))
+    STATS["copies"] += 1
+    return _from_host(np.asarray(res))
+
+
+def _addresses(a):
+    """Byte address of every element of array a (a fake ndarray)."""
+    addr = np.full(a.shape, a.data.ptr, dtype=np.int64)
+    for d, (s, st) in enumerate(zip(a.shape, a.strides)):
+        shp = [1] * a.ndim
+        shp[d] = s
+        addr = addr + (np.arange(s, dtype=np.int64) * st).reshape(shp)
+    return addr
+
+
+def _check_copy_overlap(what, dst_addr, dst_isz, src):
+    """An elementwise copy into the elements at dst_addr from src (broadcast to them): CuPy
+    copies with a kernel (or a memcpy) that does not order overlapping reads and writes, so
+    src may only overlap its destination element for element."""
+    if not isinstance(src, ndarray) or src.size == 0 or dst_addr.size == 0:
+        return
+    r = _addresses(src)
+    while r.ndim > dst_addr.ndim and r.shape[0] == 1:   # CuPy drops leading unit dims
+        r = r[0]
+    r = np.broadcast_to(r, dst_addr.shape).reshape(-1)
+    _race_check(what, dst_addr.reshape(-1), dst_isz, r, src.itemsize)
+
+
+class ndarray:
+    """cupy.ndarray, emulated: a NumPy view of an emulated device allocation."""
+    __slots__ = ("_np", "_alloc", "_base")
+
+    def __init__(self, *args, **kwargs):
+        raise TypeError("the emulated cupy.ndarray is made by the emulated cupy functions only")
+
+    shape = property(lambda self: self._np.shape)
+    strides = property(lambda self: self._np.strides)
+    dtype = property(lambda self: self._np.dtype)
+    ndim = property(lambda self: self._np.ndim)
+    size = property(lambda self: self._np.size)
+    itemsize = property(lambda self: self._np.itemsize)
+    nbytes = property(lambda self: self._np.nbytes)
+    base = property(lambda self: self._base)
+    flags = property(lambda self: _Flags(self))
+    device = property(lambda self: cuda.Device(self._alloc.device))
+    T = property(lambda self: self.transpose())
+
+    @property
+    def data(self):
+        return MemoryPointer(self._alloc, self._alloc.addr + _host_ptr(self._np) - _host_ptr(self._alloc.buf))
+
+    def astype(self, dtype, order="K", casting=None, subok=None, copy=True):
+        dtype = np.dtype(dtype)
+        if not copy and dtype == self.dtype:
+            return self
+        STATS["copies"] += 1
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            res = self._np.astype(dtype, order=order)
+        return _from_host(res, keep_layout=True)
+
+    def copy(self, order="C"):
+        STATS["copies"] += 1
+        if order == "K":
+            return _from_host(self._np.copy(order="K"), keep_layout=True)
+        if order not in ("C", None):
+            raise NotImplementedError(f"emulated copy(order={order!r})")
+        return _from_host(np.array(self._np, order="C", copy=True))
+
+    def reshape(self, *shape, order="C"):
+        if order != "C":
+            raise NotImplementedError("emulated reshape supports order='C' only")
+        if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
+            shape = tuple(shape[0])
+        return _as_result(self._np.reshape(shape), self)
+
+    def transpose(self, *axes):
+        if len(axes) == 1 and (axes[0] is None or isinstance(axes[0], (tuple, list))):
+            axes = axes[0]
+        return _as_result(self._np.transpose(axes or None), self)
+
+    def get(self, stream=None, order="C", out=None):
+        return np.array(self._np, order=order, copy=True)
+
+    def item(self):
+        return self._np.item()
+
+    def tolist(self):
+        return self._np.tolist()
+
+    def __len__(self):
+        if self.ndim == 0:
+            raise TypeError("len() of unsized object")
+        return self.shape[0]
+
+    def __iter__(self):
+        if self.ndim == 0:
+            raise TypeError("iteration over a 0-d array")
+        return (self[i] for i in range(self.shape[0]))
+
+    def __bool__(self):
+        if self.size != 1:
+            raise ValueError("The truth value of an array with more than one element is ambiguous.")
+        return bool(self._np.reshape(()))
+
+    def __int__(self):
+        return int(self._np.reshape(()))
+
+    def __float__(self):
+        return float(self._np.reshape(()))
+
+    def __index__(self):
+        if self.dtype.kind not in "iu" or self.size != 1:
+            raise TypeError("only integer scalar arrays can be converted to a scalar index")
+        return int(self._np.reshape(()))
+
+    def __array__(self, *args, **kwargs):
+        raise TypeError("Implicit conversion to a NumPy array is not allowed. "
+                        "Please use `.get()` to construct a NumPy array explicitly.")
+
+    def __repr__(self):
+        return "emulated-cupy." + repr(self._np)
+
+    def __str__(self):
+        return str(self._np)
+
+    # Elementwise math and comparisons are CuPy built-ins the backend must not use (its own
+    # kernels do that work); CuPy has them, the emulation refuses them loudly.
+    def _builtin(self, *args):
+        raise TypeError("emulated cupy: elementwise operators on arrays are CuPy built-ins that "
+                        "minigrad's CUDA backend must not use (its kernels compute)")
+
+    __eq__ = __ne__ = __lt__ = __le__ = __gt__ = __ge__ = _builtin
+    __add__ = __radd__ = __sub__ = __rsub__ = __mul__ = __rmul__ = __truediv__ = _builtin
+    __rtruediv__ = __pow__ = __rpow__ = __neg__ = __abs__ = __and__ = __or__ = __invert__ = _builtin
+    __iadd__ = __isub__ = __imul__ = __itruediv__ = _builtin
+    __hash__ = None
+
+    # ---- indexing, with CuPy's semantics --------------------------------------------------
+    def __getitem__(self, index):
+        items, has_array = _host_index(index, self.shape)
+        res = self._np[items]
+        if not isinstance(res, np.ndarray):   # all-integer index: CuPy gives a 0-d view
+            if has_array:
+                return _from_host(np.asarray(res))
+            res = self._np[items + (Ellipsis,)]
+        if has_array:
+            return _from_host(np.array(res, order="C", copy=True))
+        return _as_result(res, self)
+
+    def __setitem__(self, index, value):
+        items, _ = _host_index(index, self.shape)
+        target = _addresses(self)[items]
+        if isinstance(value, ndarray):
+            if value.size:
+                _check_copy_overlap("__setitem__", np.asarray(target), self.itemsize, value)
+            src = value._np
+        else:
+            src = np.asarray(value)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            self._np[items] = src
+
+    def scatter_add(self, slices, value):
+        items, _ = _host_index(slices, self.shape)
+        has_int_array = any(isinstance(i, np.ndarray) and i.dtype.kind in "iu" for i in items)
+        if has_int_array and self.dtype.type not in (np.int32, np.float16, np.float32, np.float64,
+                                                     np.uint32, np.uint64):
+            raise TypeError("scatter_add only supports int32, float16, float32, float64, uint32, "
+                            "uint64, as data type")
+        v = value._np if isinstance(value, ndarray) else np.asarray(value)
+        np.add.at(self._np, items, v.astype(self.dtype, copy=False))
+
+
+def _host_index(index, shape):
+    """A NumPy index equivalent to the CuPy one: device index arrays become host arrays, and
+    integer index arrays WRAP around their axis as in CuPy (which never bounds-checks them;
+    scalar integers are checked, with CuPy's message)."""
+    items = list(index) if isinstance(index, tuple) else [index]
+    conv = []
+    for it in items:
+        if isinstance(it, ndarray):
+            it = it._np.copy()
+        elif isinstance(it, (list, np.ndarray)) or isinstance(it, (bool, np.bool_)):
+            it = np.asarray(it)
+            if isinstance(it, np.ndarray) and it.size == 0 and it.dtype.kind == "f":
+                it = it.astype(np.int32)   # an empty list means no indices (as CuPy fixes it)
+        conv.append(it)
+
+    def width(it):
+        if isinstance(it, np.ndarray):
+            return it.ndim if it.dtype == np.bool_ else 1
+        return 0 if it is None or it is Ellipsis else 1
+
+    n_ell = sum(1 for it in conv if it is Ellipsis)
+    if n_ell > 1:
+        raise IndexError("an index can only have a single ellipsis ('...')")
+    used = sum(width(it) for it in conv)
+    if used > len(shape):
+        raise IndexError(f"too many indices for array: array is {len(shape)}-dimensional, "
+                         f"but {used} were indexed")
+    dim, out, has_array = 0, [], False
+    for it in conv:
+        if it is Ellipsis:
+            dim += len(shape) - used
+        elif it is None:
+            pass
+        elif isinstance(it, np.ndarray):
+            has_array = True
+            if it.dtype == np.bool_:
+                dim += it.ndim
+            elif it.dtype.kind in "iu":
+                size = shape[dim]
+                if size == 0 and it.size:
+                    raise IndexError("cannot do a non-empty take from an empty axes.")
+                it = np.mod(it, size) if size else it
+                dim += 1
+            else:
+                raise IndexError("arrays used as indices must be of integer or boolean type. "
+                                 f"(actual: {it.dtype.type})")
+        elif isinstance(it, slice):
+            dim += 1
+        elif isinstance(it, (int, np.integer)):
+            size = shape[dim]
+            if not -size <= int(it) < size:
+                raise IndexError(f"Index {it} is out of bounds for axis {dim} with size {size}")
+            dim += 1
+        else:
+            raise IndexError("only integers, slices (`:`), ellipsis (`...`),numpy.newaxis (`None`) "
+                             "and integer or boolean arrays are valid indices")
+        out.append(it)
+    return tuple(out), has_array
+
+
+# ---- module-level functions ---------------------------------------------------------------------
+
+def empty(shape, dtype=np.float64, order="C"):
+    if order != "C":
+        raise NotImplementedError("emulated empty supports order='C' only")
+    shape = (shape,) if isinstance(shape, (int, np.integer)) else tuple(shape)
+    return _new(shape, dtype)
+
+
+def asarray(a, dtype=None, order=None, blocking=False):
+    if isinstance(a, ndarray):
+        return a if dtype is None or np.dtype(dtype) == a.dtype else a.astype(dtype)
+    host = np.array(a, dtype=dtype, order="K", copy=True)
+    return _from_host(host, keep_layout=True)
+
+
+def asnumpy(a, stream=None, order="C", out=None, blocking=True):
+    if isinstance(a, ndarray):
+        return a.get(order=order)
+    return np.asarray(a, order=order)
+
+
+def broadcast_to(array, shape):
+    shape = tuple(int(s) for s in shape)
+    if not isinstance(array, ndarray):
+        raise TypeError("emulated broadcast_to takes a device array")
+    lead = len(shape) - array.ndim
+    if lead < 0 or any(s not in (1, t) for s, t in zip(array.shape, shape[lead:])):
+        raise ValueError(f"operands could not be broadcast together with shape {array.shape} {shape}")
+    strides = (0,) * lead + tuple(0 if s == 1 and t != 1 else st
+                                  for s, st, t in zip(array.shape, array.strides, shape[lead:]))
+    off = _host_ptr(array._np) - _host_ptr(array._alloc.buf)
+    view = np.ndarray(shape, array.dtype, buffer=array._alloc.buf, offset=off, strides=strides)
+    return _wrap(array._alloc, view, _root(array))
+
+
+def concatenate(arrays, axis=0, out=None, dtype=None, casting="same_kind"):
+    arrays = list(arrays)
+    if not all(isinstance(a, ndarray) for a in arrays):
+        raise TypeError("emulated concatenate takes device arrays only")
+    STATS["copies"] += 1
+    res = np.concatenate([a._np for a in arrays], axis=axis, dtype=dtype, casting=casting)
+    return _from_host(res)
+
+
+def split(ary, indices_or_sections, axis=0):
+    if ary.ndim <= axis:
+        raise IndexError("Axis exceeds ndim")
+    if np.isscalar(indices_or_sections) and ary.shape[axis] % indices_or_sections:
+        raise ValueError("indices_or_sections must divide the size along the axes.\nIf you want to "
+                         "split the array into non-equally-sized arrays, use array_split instead.")
+    return [_as_result(p, ary) for p in np.array_split(ary._np, indices_or_sections, axis)]
+
+
+def copyto(dst, src, casting="same_kind", where=None):
+    if where is not None:
+        raise NotImplementedError("emulated copyto has no `where`")
+    if isinstance(src, np.ndarray):
+        if src.size != 1:
+            raise ValueError("non-scalar numpy.ndarray cannot be used for copyto")
+        src = src.reshape(())[()]
+    if isinstance(src, ndarray):
+        if not np.can_cast(src.dtype, dst.dtype, casting):
+            raise TypeError(f"Cannot cast {src.dtype} to {dst.dtype} in {casting} casting mode")
+        if not all(s in (d, 1) for s, d in zip(reversed(src.shape), reversed(dst.shape))) or \
+                any(s != 1 for s in src.shape[:max(0, src.ndim - dst.ndim)]):
+            raise ValueError(f"could not broadcast input array from shape {src.shape} into shape {dst.shape}")
+        body = src._np.reshape(src.shape[max(0, src.ndim - dst.ndim):])
+        if dst.size:
+            _check_copy_overlap("copyto", _addresses(dst), dst.itemsize, src)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            np.copyto(dst._np, body, casting="unsafe")
+        return
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        np.copyto(dst._np, src, casting="unsafe")
+
+
+def get_default_memory_pool():
+    return _pool
+
+
+# ---- cupy.random ----------------------------------------------------------------------------------
+
+class RandomState:
+    def __init__(self, seed=None, method=None):
+        self._gen = np.random.default_rng(seed)
+
+    @staticmethod
+    def _float_dtype(dtype):
+        dtype = np.dtype(dtype)
+        if dtype not in (np.float32, np.float64):
+            raise TypeError(f"cupy.random only supports float32 and float64 (actual: {dtype})")
+        return dtype
+
+    def random_sample(self, size=None, dtype=float):
+        dtype = self._float_dtype(dtype)
+        return _from_host(np.asarray(self._gen.random(size, dtype=dtype)))
+
+    def standard_normal(self, size=None, dtype=float):
+        dtype = self._float_dtype(dtype)
+        return _from_host(np.asarray(self._gen.standard_normal(size, dtype=dtype)))
+
+    def randint(self, low, high=None, size=None, dtype="l"):
+        if high is None:
+            low, high = 0, low
+        return _from_host(np.asarray(self._gen.integers(low, high, size, dtype=np.dtype(dtype))))
+
+
+# ---- cupy.cuda ------------------------------------------------------------------------------------
+
+class CUDARuntimeError(RuntimeError):
+    pass
+
+
+class CUDADriverError(RuntimeError):
+    pass
+
+
+def _check_ordinal(i):
+    if not 0 <= i < N_DEVICES:
+        raise CUDARuntimeError("cudaErrorInvalidDevice: invalid device ordinal")
+
+
+class Device:
+    def __init__(self, device=None):
+        self.id = _current_device[0] if device is None else int(device)
+        self._stack = []
+
+    @property
+    def attributes(self):
+        _check_ordinal(self.id)
+        return {"MultiProcessorCount": SM_COUNT, "MaxThreadsPerBlock": 1024, "WarpSize": 32}
+
+    compute_capability = property(lambda self: "90")
+
+    def use(self):
+        _check_ordinal(self.id)
+        _current_device[0] = self.id
+
+    def synchronize(self):
+        _check_ordinal(self.id)
+
+    def __enter__(self):
+        _check_ordinal(self.id)
+        self._stack.append(_current_device[0])
+        _current_device[0] = self.id
+        return self
+
+    def __exit__(self, *exc):
+        _current_device[0] = self._stack.pop()
+        return False
+
+    def __eq__(self, other):
+        return isinstance(other, Device) and other.id == self.id
+
+    def __hash__(self):
+        return hash(self.id)
+
+    def __repr__(self):
+        return f"<CUDA Device {self.id}>"
+
+
+def _runtime_module():
+    rt = types.ModuleType("cupy.cuda.runtime")
+    rt.CUDARuntimeError = CUDARuntimeError
+    rt.getDeviceCount = lambda: N_DEVICES
+    rt.getDevice = lambda: _current_device[0]
+
+    def setDevice(i):
+        _check_ordinal(i)
+        _current_device[0] = i
+
+    def getDeviceProperties(i):
+        _check_ordinal(i)
+        return {"name": b"Emulated GPU (NumPy, tests/cuda_emulation.py)", "totalGlobalMem": 80 * 2 ** 30,
+                "multiProcessorCount": SM_COUNT, "major": 9, "minor": 0}
+
+    rt.setDevice, rt.getDeviceProperties = setDevice, getDeviceProperties
+    rt.deviceSynchronize = lambda: None
+    rt.runtimeGetVersion = lambda: 13000
+    rt.driverGetVersion = lambda: 13000
+    rt.is_hip = False
+    return rt
+
+
+class Event:
+    def __init__(self, block=False, disable_timing=False, interprocess=False):
+        if interprocess and not disable_timing:
+            raise CUDARuntimeError("cudaErrorInvalidValue: invalid argument")
+        self.disable_timing = disable_timing
+        self._t = None
+
+    def record(self, stream=None):
+        self._t = time.perf_counter()
+
+    def synchronize(self):
+        pass
+
+    @property
+    def done(self):
+        return True
+
+
+def get_elapsed_time(start_event, end_event):
+    if start_event.disable_timing or end_event.disable_timing or start_event._t is None or end_event._t is None:
+        raise CUDARuntimeError("cudaErrorInvalidResourceHandle: invalid resource handle")
+    return (end_event._t - start_event._t) * 1000.0
+
+
+def set_allocator(allocator=None):
+    _allocator[0] = allocator if allocator is not None else _pool.malloc
+
+
+# ---- kernels: RawModule and the ABI ---------------------------------------------------------------
+
+DT = {"f32": np.dtype(np.float32), "f64": np.dtype(np.float64), "i64": np.dtype(np.int64),
+      "i32": np.dtype(np.int32), "b8": np.dtype(np.bool_)}
+CNAME = {"f32": "float", "f64": "double", "i64": "long long", "i32": "int", "b8": "bool"}
+
+
+class _DevPtr:
+    """A `const T*` kernel argument: an address decoded back into an emulated allocation."""
+
+    def __init__(self, kname, pos, addr, t):
+        self.kname, self.pos, self.addr, self.t = kname, pos, addr, t
+        self.dtype = DT[t]
+        self.isz = self.dtype.itemsize
+        self.alloc = _lookup(addr)
+        if self.alloc is not None:
+            if self.alloc.device != _current_device[0]:
+                fault(f"{kname}: argument {pos} points into device {self.alloc.device}'s memory, "
+                      f"launched on device {_current_device[0]}")
+            if (addr - self.alloc.addr) % self.isz:
+                fault(f"{kname}: argument {pos} ({CNAME[t]}*) is misaligned: {addr:#x}")
+
+    def _index(self, idx):
+        idx = np.asarray(idx, dtype=np.int64)
+        if idx.size == 0:
+            return idx
+        if self.alloc is None:
+            fault(f"{self.kname}: argument {self.pos} = {self.addr:#x} points into no live allocation")
+        first = (self.addr - self.alloc.addr) // self.isz
+        lo, hi = int(idx.min()), int(idx.max())
+        if first + lo < 0 or (first + hi + 1) * self.isz > self.alloc.nbytes:
+            fault(f"{self.kname}: argument {self.pos} ({CNAME[self.t]}*) accessed out of bounds: elements "
+                  f"[{lo}, {hi}] from {self.addr:#x}, allocation of {self.alloc.nbytes} bytes at "
+                  f"{self.alloc.addr:#x}")
+        return first + idx
+
+    def read(self, idx):
+        if not np.size(idx):
+            return np.zeros(np.shape(idx), self.dtype)
+        where = self._index(idx)
+        return self.alloc.typed(self.dtype)[where]
+
+    def write(self, idx, values):
+        if np.size(idx):
+            where = self._index(idx)
+            self.alloc.typed(self.dtype)[where] = np.asarray(values).astype(self.dtype, copy=False)
+
+    def addresses(self, idx):
+        return self.addr + np.asarray(idx, dtype=np.int64) * self.isz
+
+
+def _race_check(what, w, wsize, r, rsize):
+    """Element i is written at byte address w[i], and the same thread reads r[i]: an overlap is
+    safe only when a read hits exactly the element its own thread writes."""
+    if w.size == 0 or r.size == 0:
+        return
+    if r.max() + rsize <= w.min() or r.min() >= w.max() + wsize:
+        return
+    if rsize != wsize:
+        wb = np.sort((w[:, None] + np.arange(wsize)).reshape(-1))
+        if _hits(wb, (r[:, None] + np.arange(rsize)).reshape(-1)).any():
+            fault(f"{what}: output overlaps an input of another element size")
+        return
+    order = np.argsort(w, kind="stable")
+    ws = w[order]
+    pos = np.searchsorted(ws, r)
+    j = np.arange(r.size)
+    for cand in (pos - 1, pos):
+        ok = (cand >= 0) & (cand < ws.size)
+        c = np.clip(cand, 0, ws.size - 1)
+        hit = ok & (np.abs(ws[c] - r) < wsize)
+        bad = hit & ((ws[c] != r) | (order[c] != j))
+        if bad.any():
+            k = int(np.argmax(bad))
+            fault(f"{what}: element {k} reads memory that element {int(order[c[k]])} writes "
+                  "(an overlap the kernel's one-thread-per-element order does not make safe)")
+
+
+def _hits(sorted_addrs, r):
+    """Which of the addresses r are in the sorted array."""
+    pos = np.minimum(np.searchsorted(sorted_addrs, r), sorted_addrs.size - 1)
+    return sorted_addrs[pos] == r
+
+
+def _no_overlap(kname, writes, reads):
+    """__restrict__ kernels: no byte written may be read through another pointer, and no two
+    outputs may share an address."""
+    for wp, widx in writes:
+        if np.size(widx) == 0 or wp.alloc is None:
+            continue
+        w = np.sort(wp.addresses(widx).reshape(-1))
+        if (w[1:] == w[:-1]).any():
+            fault(f"{kname}: two outputs are written to the same address")
+        for rp, ridx in reads:
+            if rp.alloc is not wp.alloc or np.size(ridx) == 0:
+                continue
+            r = rp.addresses(ridx).reshape(-1)
+            if r.max() + rp.isz <= w[0] or r.min() >= w[-1] + wp.isz:
+                continue
+            if rp.isz == wp.isz:   # aligned pointers: elements coincide or are disjoint
+                clash = _hits(w, r).any()
+            else:
+                wb = np.sort((w[:, None] + np.arange(wp.isz)).reshape(-1))
+                clash = _hits(wb, (r[:, None] + np.arange(rp.isz)).reshape(-1)).any()
+            if clash:
+                fault(f"{kname}: an output overlaps an input (the ABI forbids aliasing here)")
+
+
+def _count(kname, n):
+    n = int(n)
+    if n < 0:
+        fault(f"{kname}: negative element count {n}")
+    return n
+
+
+def _strided_offsets(kname, meta, n, ndim, k):
+    """Per-operand element offsets of output elements 0..n, decoded from meta as the kernel does
+    (last dimension fastest, what is left of the index is the outermost coordinate)."""
+    ndim = int(ndim)
+    if ndim > 8:
+        fault(f"{kname}: ndim {ndim} > MAX_NDIM (the kernel traps)")
+    if ndim < 0:
+        fault(f"{kname}: negative ndim")
+    s = meta.read(np.arange(ndim * (k + 1)))
+    shape, strides = s[:ndim], s[ndim:].reshape(k, ndim) if ndim else np.zeros((k, 0), np.int64)
+    idx = np.arange(n, dtype=np.int64)
+    off = np.zeros((k, n), np.int64)
+    for d in range(ndim - 1, 0, -1):
+        if shape[d] <= 0:
+            fault(f"{kname}: meta extent {shape[d]} in dimension {d} with n = {n} (division by zero)")
+        c = idx % shape[d]
+        idx = idx // shape[d]
+        off += c[None, :] * strides[:, d:d + 1]
+    if ndim > 0:
+        off += idx[None, :] * strides[:, 0:1]
+    return off
+
+
+# ---- elementwise ops, with the semantics written in elementwise.cu ----
+
+def _ipow(base, e):
+    u = np.uint64 if base.dtype.itemsize == 8 else np.uint32
+    base, e = np.broadcast_arrays(base, e)
+    r = np.ones(base.shape, u)
+    b = base.astype(u)
+    k = np.where(e < 0, 0, e).astype(u)
+    while k.any():
+        r = np.where(k & u(1), r * b, r)
+        b = b * b
+        k = k >> u(1)
+    r = r.astype(base.dtype)
+    neg = np.where(base == 1, 1, np.where(base == -1, np.where(e & 1, -1, 1), 0)).astype(base.dtype)
+    return np.where(e < 0, neg, r)
+
+
+def _pow(a, b):
+    if np.asarray(a).dtype.kind in "iu":
+        return _ipow(np.asarray(a), np.asarray(b))
+    return np.where(b == 2, a * a, np.power(a, b))
+
+
+def _sigmoid(x):
+    e = np.exp(x)
+    return np.where(x >= 0, 1 / (1 + np.exp(-x)), e / (1 + e))
+
+
+def _sign(x):
+    return (0 < x).astype(x.dtype) - (x < 0).astype(x.dtype)
+
+
+UNARY = {"neg": np.negative, "abs": np.abs, "exp": np.exp, "log": np.log, "sqrt": np.sqrt,
+         "sin": np.sin, "cos": np.cos, "tanh": np.tanh, "sigmoid": _sigmoid,
+         "relu": lambda x: np.where(x < 0, np.zeros((), x.dtype), x), "sign": _sign,
+         "not": np.logical_not}
+BINARY = {"add": np.add, "sub": np.subtract, "mul": np.multiply, "div": np.divide, "pow": _pow,
+          "maximum": lambda a, b: np.where(b != b, b, np.where(a < b, b, a)),
+          "minimum": lambda a, b: np.where(b != b, b, np.where(b < a, b, a)),
+          "eq": np.equal, "ne": np.not_equal, "lt": np.less, "le": np.less_equal,
+          "gt": np.greater, "ge": np.greater_equal, "and": np.logical_and, "or": np.logical_or,
+          "relu_backward": lambda g, y: np.where(y <= 0, np.zeros((), g.dtype), g),
+          "sigmoid_backward": lambda g, y: g * (1 - y) * y,
+          "tanh_backward": lambda g, y: g * ((1 - y) * (1 + y))}
+
+KERNELS = {}   # name -> (file, [param kinds], implementation)
+
+
+def _kernel(file, name, params, impl):
+    KERNELS[name] = (file, params, impl)
+
+
+def _ew_unary(name, fn, sname=None):
+    def contig(L, x, y, n):
+        n = _count(name, n)
+        i = np.arange(n)
+        vals = fn(x.read(i))
+        _race_check(name, y.addresses(i), y.isz, x.addresses(i), x.isz)
+        y.write(i, vals)
+
+    def strided(L, x, y, n, meta, ndim):
+        n = _count(sname, n)
+        off = _strided_offsets(sname, meta, n, ndim, 1)
+        i = np.arange(n)
+        vals = fn(x.read(off[0]))
+        _race_check(sname, y.addresses(i), y.isz, x.addresses(off[0]), x.isz)
+        y.write(i, vals)
+    return contig, strided
+
+
+def _ew_binary(name, fn, scname=None, rname=None, sname=None):
+    def contig(L, a, b, out, n):
+        n = _count(name, n)
+        i = np.arange(n)
+        vals = fn(a.read(i), b.read(i))
+        for p in (a, b):
+            _race_check(name, out.addresses(i), out.isz, p.addresses(i), p.isz)
+        out.write(i, vals)
+
+    def scalar(L, a, s, out, n, left=False):
+        kname = rname if left else scname
+        n = _count(kname, n)
+        i = np.arange(n)
+        x = a.read(i)
+        vals = fn(s, x) if left else fn(x, s)
+        _race_check(kname, out.addresses(i), out.isz, a.addresses(i), a.isz)
+        out.write(i, vals)
+
+    def strided(L, a, b, out, n, meta, ndim):
+        n = _count(sname, n)
+        off = _strided_offsets(sname, meta, n, ndim, 2)
+        i = np.arange(n)
+        vals = fn(a.read(off[0]), b.read(off[1]))
+        for p, o in ((a, off[0]), (b, off[1])):
+            _race_check(sname, out.addresses(i), out.isz, p.addresses(o), p.isz)
+        out.write(i, vals)
+    return contig, scalar, lambda L, a, s, out, n: scalar(L, a, s, out, n, left=True), strided
+
+
+def _where(L, c, a, b, out, n, meta, ndim):
+    n = _count("where", n)
+    off = _strided_offsets("where_strided", meta, n, ndim, 3)
+    i = np.arange(n)
+    vals = np.where(c.read(off[0]), a.read(off[1]), b.read(off[2]))
+    for p, o in ((c, off[0]), (a, off[1]), (b, off[2])):
+        _race_check("where_strided", out.addresses(i), out.isz, p.addresses(o), p.isz)
+    out.write(i, vals)
+
+
+def _clip(L, x, y, n, lo, hi, has_lo, has_hi):
+    n = _count("clip", n)
+    i = np.arange(n)
+    v = x.read(i)
+    if has_lo:
+        v = BINARY["maximum"](v, lo)
+    if has_hi:
+        v = BINARY["minimum"](v, hi)
+    _race_check("clip", y.addresses(i), y.isz, x.addresses(i), x.isz)
+    y.write(i, v)
+
+
+def _fill(L, y, value, n):
+    y.write(np.arange(_count("fill", n)), value)
+
+
+def _register_elementwise():
+    f = "elementwise.cu"
+    floats, ints = ("f32", "f64"), ("i64", "i32")
+    unary = {t: ("neg", "abs", "exp", "log", "sqrt", "sin", "cos", "tanh", "sigmoid", "relu", "sign")
+             for t in floats}
+    unary.update({t: ("neg", "abs", "relu", "sign") for t in ints})
+    for t, ops in unary.items():
+        for op in ops:
+            c, s = _ew_unary(f"{op}_{t}", UNARY[op], f"{op}_strided_{t}")
+            _kernel(f, f"{op}_{t}", [f"P:{t}", f"P:{t}", "i64"], c)
+            _kernel(f, f"{op}_strided_{t}", [f"P:{t}", f"P:{t}", "i64", "P:i64", "i32"], s)
+    c, _ = _ew_unary("not_b8", UNARY["not"])
+    _kernel(f, "not_b8", ["P:b8", "P:b8", "i64"], c)
+    binary = {t: ("add", "sub", "mul", "div", "pow", "maximum", "minimum") for t in floats}
+    binary.update({t: ("add", "sub", "mul", "maximum", "minimum", "pow") for t in ints})
+    forms = [(t, op, t) for t, ops in binary.items() for op in ops]
+    forms += [(t, op, "b8") for t in floats + ints for op in ("eq", "ne", "lt", "le", "gt", "ge")]
+    forms += [("b8", op, "b8") for op in ("eq", "ne")]
+    for t, op, r in forms:
+        c, s, rs, st = _ew_binary(f"{op}_{t}", BINARY[op], f"{op}_scalar_{t}", f"{op}_rscalar_{t}",
+                                  f"{op}_strided_{t}")
+        _kernel(f, f"{op}_{t}", [f"P:{t}", f"P:{t}", f"P:{r}", "i64"], c)
+        _kernel(f, f"{op}_scalar_{t}", [f"P:{t}", t, f"P:{r}", "i64"], s)
+        _kernel(f, f"{op}_rscalar_{t}", [f"P:{t}", t, f"P:{r}", "i64"], rs)
+        _kernel(f, f"{op}_strided_{t}", [f"P:{t}", f"P:{t}", f"P:{r}", "i64", "P:i64", "i32"], st)
+    for op in ("and", "or"):
+        c, _, _, st = _ew_binary(f"{op}_b8", BINARY[op], sname=f"{op}_strided_b8")
+        _kernel(f, f"{op}_b8", ["P:b8", "P:b8", "P:b8", "i64"], c)
+        _kernel(f, f"{op}_strided_b8", ["P:b8", "P:b8", "P:b8", "i64", "P:i64", "i32"], st)
+    for t in DT:
+        _kernel(f, f"where_strided_{t}", ["P:b8", f"P:{t}", f"P:{t}", f"P:{t}", "i64", "P:i64", "i32"], _where)
+        _kernel(f, f"fill_{t}", [f"P:{t}", t, "i64"], _fill)
+    for t in floats + ints:
+        _kernel(f, f"clip_{t}", [f"P:{t}", f"P:{t}", "i64", t, t, "i32", "i32"], _clip)
+    for t in floats:
+        for op in ("relu", "sigmoid", "tanh"):
+            c, _, _, _ = _ew_binary(f"{op}_backward_{t}", BINARY[f"{op}_backward"])
+            _kernel(f, f"{op}_backward_{t}", [f"P:{t}", f"P:{t}", f"P:{t}", "i64"], c)
+
+
+# ---- row kernels (reduce.cu, softmax.cu) ----
+
+def _row_config(kname, L):
+    """Checks the (TPR, RPB) block convention; returns TPR. Blocks stride over groups of RPB
+    rows, so any grid of G >= 1 blocks covers every row."""
+    grid, block, smem = L
+    tpr, rpb, bz = block
+    if bz != 1 or tpr < 1 or tpr > 1024 or tpr & (tpr - 1) or (tpr * rpb) % 32 or tpr * rpb > 1024:
+        fault(f"{kname}: block {block} breaks the row-kernel convention (TPR power of two <= 1024, "
+              "TPR*RPB a multiple of 32 and <= 1024, z = 1)")
+    if grid[1] != 1 or grid[2] != 1:
+        fault(f"{kname}: row kernels take a 1-D grid, got {grid}")
+    if smem:
+        fault(f"{kname}: row kernels use static shared memory only, got {smem} dynamic bytes")
+    return tpr
+
+
+def _rows_cols(kname, rows, cols):
+    rows, cols = int(rows), int(cols)
+    if rows <= 0:
+        fault(f"{kname}: launched with rows = {rows} (do not launch when rows == 0)")
+    if cols < 0:
+        fault(f"{kname}: negative cols")
+    return rows, cols
+
+
+def _tree_sum(x, tpr):
+    """A row sum in the kernel's order: thread t folds columns t, t+TPR, ... in order, then a
+    butterfly over each warp, then over the warps' partials."""
+    rows, cols = x.shape
+    chunks = -(-cols // tpr) if cols else 0
+    pad = np.zeros((rows, chunks * tpr), x.dtype)
+    pad[:, :cols] = x
+    acc = np.zeros((rows, tpr), x.dtype)
+    for c in range(chunks):
+        acc = acc + pad[:, c * tpr:(c + 1) * tpr]
+    w = min(tpr, 32)
+    v = acc.reshape(rows, tpr // w, w)
+    while v.shape[2] > 1:
+        h = v.shape[2] // 2
+        v = v[:, :, :h] + v[:, :, h:]
+    v = v[:, :, 0]
+    while v.shape[1] > 1:
+        h = v.shape[1] // 2
+        v = v[:, :h] + v[:, h:]
+    return v[:, 0]
+
+
+def _reduce_kernel(kind, t):
+    name = f"{kind}_rows_{t}"
+
+    def run(L, x, out, rows, cols):
+        tpr = _row_config(name, L)
+        rows, cols = _rows_cols(name, rows, cols)
+        if cols == 0 and kind != "sum":
+            fault(f"{name}: launched with cols == 0 (the ABI says the backend must raise first)")
+        xi = np.arange(rows * cols)
+        oi = np.arange(rows)
+        _no_overlap(name, [(out, oi)], [(x, xi)])
+        v = x.read(xi).reshape(rows, cols)
+        if kind == "sum":
+            res = _tree_sum(v, tpr)
+        elif kind == "max":
+            res = np.maximum.reduce(v, axis=1)
+        elif kind == "min":
+            res = np.minimum.reduce(v, axis=1)
+        elif kind == "argmax":
+            res = np.argmax(v, axis=1)
+        else:
+            res = np.argmin(v, axis=1)
+        out.write(oi, res)
+    return run
+
+
+def _softmax_stats(v):
+    """Row max and sum of exp(x - max) as the kernel's online formula gives them: NaN ignored
+    by the max but poisoning the sum, -inf terms skipped."""
+    finite_or_inf = np.where(np.isnan(v), -np.inf, v)
+    m = finite_or_inf.max(axis=1) if v.shape[1] else np.full(v.shape[0], -np.inf, v.dtype)
+    terms = np.where(v == -np.inf, np.zeros((), v.dtype), np.exp(v - m[:, None]))
+    return m.astype(v.dtype), terms.sum(axis=1, dtype=v.dtype)
+
+
+def _softmax_kernel(kind, t):
+    name = f"{kind}_rows_{t}"
+
+    def fwd(L, x, y, rows, cols):
+        _row_config(name, L)
+        rows, cols = _rows_cols(name, rows, cols)
+        i = np.arange(rows * cols)
+        _no_overlap(name, [(y, i)], [(x, i)])
+        v = x.read(i).reshape(rows, cols)
+        m, s = _softmax_stats(v)
+        if kind == "softmax":
+            res = np.exp(v - m[:, None]) / s[:, None]
+        else:
+            res = (v - m[:, None]) - np.log(s)[:, None]
+        y.write(i, res.reshape(-1))
+
+    def bwd(L, g, y, dx, rows, cols):
+        _row_config(name, L)
+        rows, cols = _rows_cols(name, rows, cols)
+        i = np.arange(rows * cols)
+        _no_overlap(name, [(dx, i)], [(g, i), (y, i)])
+        gv, yv = g.read(i).reshape(rows, cols), y.read(i).reshape(rows, cols)
+        if kind == "log_softmax_backward":
+            res = gv - np.exp(yv) * gv.sum(axis=1, keepdims=True)
+        else:
+            res = yv * (gv - (gv * yv).sum(axis=1, keepdims=True))
+        dx.write(i, res.reshape(-1))
+    return bwd if kind.endswith("backward") else fwd
+
+
+def _ce_fwd(t):
+    name = f"cross_entropy_fwd_{t}"
+
+    def run(L, x, target, loss, lse, rows, cols):
+        _row_config(name, L)
+        rows, cols = _rows_cols(name, rows, cols)
+        i, r = np.arange(rows * cols), np.arange(rows)
+        _no_overlap(name, [(loss, r), (lse, r)], [(x, i), (target, r)])
+        v = x.read(i).reshape(rows, cols)
+        tg = target.read(r)
+        m, s = _softmax_stats(v)
+        lse_v = m + np.log(s)
+        ok = (tg >= 0) & (tg < cols)
+        picked = x.read(r[ok] * cols + tg[ok])   # the kernel reads x[r, t] only for a valid t
+        out = np.full(rows, np.nan, DT[t])
+        out[ok] = lse_v[ok] - picked
+        lse.write(r, lse_v)
+        loss.write(r, out)
+    return run
+
+
+def _ce_bwd(t):
+    name = f"cross_entropy_bwd_{t}"
+
+    def run(L, x, target, lse, gscale, dx, rows, cols):
+        _row_config(name, L)
+        rows, cols = _rows_cols(name, rows, cols)
+        i, r = np.arange(rows * cols), np.arange(rows)
+        _no_overlap(name, [(dx, i)], [(x, i), (target, r), (lse, r)])
+        v = x.read(i).reshape(rows, cols)
+        tg, l = target.read(r), lse.read(r)
+        onehot = (np.arange(cols)[None, :] == tg[:, None]).astype(v.dtype)
+        dx.write(i, (gscale * (np.exp(v - l[:, None]) - onehot)).reshape(-1))
+    return run
+
+
+def _register_rows():
+    for t in ("f32", "f64", "i64"):
+        _kernel("reduce.cu", f"sum_rows_{t}", [f"P:{t}", f"P:{t}", "i64", "i64"], _reduce_kernel("sum", t))
+    for t in ("f32", "f64", "i64", "i32"):
+        for kind in ("max", "min"):
+            _kernel("reduce.cu", f"{kind}_rows_{t}", [f"P:{t}", f"P:{t}", "i64", "i64"], _reduce_kernel(kind, t))
+        for kind in ("argmax", "argmin"):
+            _kernel("reduce.cu", f"{kind}_rows_{t}", [f"P:{t}", "P:i64", "i64", "i64"], _reduce_kernel(kind, t))
+    for t in ("f32", "f64"):
+        for kind in ("softmax", "log_softmax"):
+            _kernel("softmax.cu", f"{kind}_rows_{t}", [f"P:{t}", f"P:{t}", "i64", "i64"], _softmax_kernel(kind, t))
+            _kernel("softmax.cu", f"{kind}_backward_rows_{t}", [f"P:{t}", f"P:{t}", f"P:{t}", "i64", "i64"],
+                    _softmax_kernel(kind + "_backward", t))
+        _kernel("softmax.cu", f"cross_entropy_fwd_{t}", [f"P:{t}", "P:i64", f"P:{t}", f"P:{t}", "i64", "i64"],
+                _ce_fwd(t))
+        _kernel("softmax.cu", f"cross_entropy_bwd_{t}", [f"P:{t}", "P:i64", f"P:{t}", t, f"P:{t}", "i64", "i64"],
+                _ce_bwd(t))
+
+
+# ---- GEMM (matmul.cu) ----
+
+GEMM_TILES = {("gemm", "f32"): (256, 128, 128), ("gemm_small", "f32"): (256, 32, 32),
+              ("gemm", "f64"): (256, 64, 64), ("gemm_small", "f64"): (256, 32, 32)}  # threads, BM, BN
+
+
+def _gemm_kernel(family, ta, tb, t):
+    name = f"{family}_{ta}{tb}_{t}"
+    threads, bm, bn = GEMM_TILES[(family, t)]
+
+    def run(L, A, B, C, M, N, K, lda, ldb, ldc, sA, sB, sC):
+        grid, block, smem = L
+        if block != (threads, 1, 1):
+            fault(f"{name}: blockDim {block}, the kernel is built for ({threads}, 1, 1)")
+        if smem:
+            fault(f"{name}: no dynamic shared memory, got {smem} bytes")
+        M, N, K = int(M), int(N), int(K)
+        lda, ldb, ldc, sA, sB, sC = (int(v) for v in (lda, ldb, ldc, sA, sB, sC))
+        if M <= 0 or N <= 0 or K < 0:
+            fault(f"{name}: M={M} N={N} K={K} (do not launch when M*N == 0)")
+        gx, gy, gz = grid
+        # block (x, y, z) computes C rows [y*BM, y*BM+BM) and columns [x*BN, x*BN+BN) of
+        # batch z, clipped to M x N: only what the grid covers is written
+        mc, nc = min(M, gy * bm), min(N, gx * bn)
+        z = np.arange(gz, dtype=np.int64)[:, None, None]
+        m = np.arange(mc, dtype=np.int64)[None, :, None]
+        n = np.arange(nc, dtype=np.int64)[None, None, :]
+        ka = np.arange(K, dtype=np.int64)[None, None, :]
+        kb = np.arange(K, dtype=np.int64)[None, :, None]
+        aidx = z * sA + (m * lda + ka if ta == "n" else ka * lda + m)
+        bidx = z * sB + (kb * ldb + n if tb == "n" else n * ldb + kb)
+        cidx = np.broadcast_to(z * sC + m * ldc + n, (gz, mc, nc))
+        _no_overlap(name, [(C, cidx)], [(A, aidx), (B, bidx)])
+        av, bv = A.read(aidx), B.read(bidx)
+        res = np.matmul(av, bv) if K else np.zeros((gz, mc, nc), DT[t])
+        C.write(cidx, res)
+    return run
+
+
+def _register_gemm():
+    for t in ("f32", "f64"):
+        for family in ("gemm", "gemm_small"):
+            for ta in "nt":
+                for tb in "nt":
+                    _kernel("matmul.cu", f"{family}_{ta}{tb}_{t}",
+                            [f"P:{t}", f"P:{t}", f"P:{t}", "i32", "i32", "i32", "i64", "i64", "i64",
+                             "i64", "i64", "i64"], _gemm_kernel(family, ta, tb, t))
+
+
+_register_elementwise()
+_register_rows()
+_register_gemm()
+
+
+# ---- RawModule ----
+
+def _kernel_sources():
+    from importlib import resources
+    return {name: resources.files("minigrad.kernels").joinpath(name).read_text()
+            for name in ("elementwise.cu", "reduce.cu", "softmax.cu", "matmul.cu")}
+
+
+class RawModule:
+    """cupy.RawModule over one of kernels/*.cu: the source is identified (not compiled) and
+    its functions are the emulated kernels that file's ABI declares."""
+
+    def __init__(self, code=None, path=None, options=(), backend="nvrtc", translate_cucomplex=False,
+                 enable_cooperative_groups=False, name_expressions=None, jitify=False):
+        if not isinstance(options, (tuple, list)) or not all(isinstance(o, str) for o in options):
+            raise TypeError(f"RawModule options must be a tuple of str, got {options!r}")
+        matches = [name for name, text in _kernel_sources().items() if text == code]
+        if not matches:
+            fault("RawModule: the source is none of kernels/*.cu")
+        self.file = matches[0]
+        self.device = _current_device[0]
+        _check_ordinal(self.device)
+        STATS["compiles"][f"{self.file}@{self.device}"] += 1
+
+    def get_function(self, name):
+        STATS["requested"][name] += 1
+        entry = KERNELS.get(name)
+        if entry is None or entry[0] != self.file:
+            raise CUDADriverError(f"CUDA_ERROR_NOT_FOUND: named symbol not found ({name} in {self.file})")
+        return _Function(self, name, entry[1], entry[2])
+
+
+def _dims(kname, what, v, caps):
+    if isinstance(v, (int, np.integer)):
+        v = (v,)
+    if not isinstance(v, tuple) or not 1 <= len(v) <= 3 or not all(isinstance(x, (int, np.integer)) for x in v):
+        fault(f"{kname}: {what} must be a tuple of 1 to 3 ints, got {v!r}")
+    v = tuple(int(x) for x in v) + (1,) * (3 - len(v))
+    if any(x < 1 or x > c for x, c in zip(v, caps)):
+        fault(f"{kname}: invalid {what} {v} (each >= 1, at most {caps})")
+    return v
+
+
+class _Function:
+    def __init__(self, module, name, params, impl):
+        self.module, self.name, self.params, self.impl = module, name, params, impl
+
+    def __call__(self, grid, block, args, *, shared_mem=0, stream=None, enable_cooperative_groups=False):
+        name = self.name
+        if _current_device[0] != self.module.device:
+            fault(f"{name}: a function of device {self.module.device}'s module launched on device "
+                  f"{_current_device[0]}")
+        grid = _dims(name, "grid", grid, (2 ** 31 - 1, 65535, 65535))
+        block = _dims(name, "block", block, (1024, 1024, 64))
+        if block[0] * block[1] * block[2] > 1024:
+            fault(f"{name}: block {block} has more than 1024 threads")
+        if not isinstance(args, (tuple, list)):
+            fault(f"{name}: args must be a tuple")
+        if len(args) != len(self.params):
+            fault(f"{name}: {len(args)} arguments, the ABI has {len(self.params)}")
+        conv = []
+        for pos, (p, a) in enumerate(zip(self.params, args)):
+            if p.startswith("P:"):
+                t = p[2:]
+                if isinstance(a, ndarray):
+                    if a.dtype != DT[t]:
+                        fault(f"{name}: argument {pos} is a {a.dtype} array where the ABI wants {CNAME[t]}*")
+                    conv.append(_DevPtr(name, pos, a.data.ptr, t))
+                elif type(a) is np.uint64:
+                    conv.append(_DevPtr(name, pos, int(a), t))
+                else:
+                    fault(f"{name}: argument {pos} is a {type(a).__name__} where the ABI wants a pointer "
+                          f"({CNAME[t]}*): pass the array or np.uint64(address)")
+            else:
+                if type(a) is not DT[p].type:
+                    fault(f"{name}: argument {pos} is a {type(a).__name__} ({a!r}) where the ABI wants "
+                          f"{CNAME[p]}: pass np.{DT[p].name}")
+                conv.append(a)
+        STATS["launches"][name] += 1
+        with np.errstate(all="ignore"):
+            self.impl((grid, block, shared_mem), *conv)
+
+
+# ---- the fake modules ---------------------------------------------------------------------------------
+
+def _build_modules():
+    cp = types.ModuleType("cupy")
+    cp.__doc__ = "Emulated CuPy (tests/cuda_emulation.py): NumPy behind an ABI-checking facade."
+    cp.__version__ = "14.0.0+emulated"
+    cp.__file__ = __file__
+    cp._emulated = True
+    for name in ("ndarray", "empty", "asarray", "asnumpy", "broadcast_to", "concatenate", "split",
+                 "copyto", "get_default_memory_pool", "RawModule"):
+        setattr(cp, name, globals()[name])
+    for name in ("float32", "float64", "int64", "int32", "bool_", "dtype"):
+        setattr(cp, name, getattr(np, name))
+    cuda_mod = types.ModuleType("cupy.cuda")
+    cuda_mod.Device, cuda_mod.Event, cuda_mod.get_elapsed_time = Device, Event, get_elapsed_time
+    cuda_mod.set_allocator, cuda_mod.MemoryPointer, cuda_mod.MemoryPool = set_allocator, MemoryPointer, MemoryPool
+    cuda_mod.runtime = _runtime_module()
+    driver = types.ModuleType("cupy.cuda.driver")
+    driver.CUDADriverError = CUDADriverError
+    cuda_mod.driver = driver
+    cp.cuda = cuda_mod
+    rnd = types.ModuleType("cupy.random")
+    rnd.RandomState = RandomState
+    cp.random = rnd
+    cupyx = types.ModuleType("cupyx")
+    cupyx.scatter_add = lambda a, slices, value: a.scatter_add(slices, value)
+    cupyx._emulated = True
+    return {"cupy": cp, "cupy.cuda": cuda_mod, "cupy.cuda.runtime": cuda_mod.runtime,
+            "cupy.cuda.driver": driver, "cupy.random": rnd, "cupyx": cupyx}
+
+
+cuda = None   # the fake cupy.cuda, once built (ndarray.device uses it)
+
+
+def install():
+    """Puts the emulated cupy/cupyx in sys.modules and makes minigrad.cuda probe again."""
+    global cuda
+    if "minigrad.backends.cuda_backend" in sys.modules:
+        raise RuntimeError("install() must run before minigrad's CUDA backend is imported")
+    mods = _build_modules()
+    sys.modules.update(mods)
+    cuda = mods["cupy.cuda"]
+    mg_cuda = sys.modules.get("minigrad.cuda")
+    if mg_cuda is not None:
+        mg_cuda._state.update(checked=False, cupy=None, count=0, current=0)
+    return mods["cupy"]
+
+
+# ---- pytest plugin (`-p cuda_emulation`): known launcher bugs as strict xfails ----------------------
+
+KNOWN_LAUNCHER_BUGS = {
+    "test_backend_contract.py::test_primitive[cuda-matmul:(i64[2,3],i64[3,2])]":
+        "contract mismatch: the contract expects integer matmul, the CUDA backend raises torch's "
+        "'\"addmm_cuda\" not implemented for 'Long''",
+}
+
+
+# kernels the backend asks for that kernels/*.cu does not define (none at the moment)
+KNOWN_MISSING_KERNELS = set()
+
+
+def pytest_collection_modifyitems(config, items):
+    if os.environ.get("MINIGRAD_EMULATED_CUDA") != "1":
+        return
+    import pytest
+    for item in items:
+        for key, reason in KNOWN_LAUNCHER_BUGS.items():
+            if item.nodeid.endswith(key):
+                item.add_marker(pytest.mark.xfail(reason=reason, strict=True))

@@ -1,0 +1,544 @@
+"""The CUDA backend's Python launcher, run against a CPU emulation of CuPy and of the kernel
+ABI documented at the top of kernels/*.cu (tests/cuda_emulation.py).
+
+This checks the LAUNCHER: which kernel it picks, the C types of its arguments, the `meta`
+arrays (shape, then per-operand element strides), its contiguity and copy decisions, axis
+permutations for reductions and softmax, GEMM operand layouts (n/t flags, leading dims,
+batch strides, the raw pointers and offsets of the grid-splitting loop), launch grids and
+blocks, aliasing of in-place ops, index bounds checks. It does NOT check the CUDA C code
+(the emulated kernels are NumPy written from the ABI comments) and it does NOT run on a GPU:
+a pass here says nothing about the kernels' correctness or speed on real hardware.
+
+Two parts:
+- test_cuda_cases_pass_against_the_emulated_kernel_abi (the driver) runs every
+  cuda-parametrized test of the suite, and the tests below, in a subprocess with
+  MINIGRAD_EMULATED_CUDA=1 (tests/conftest.py then installs the fake cupy), so the fakes never
+  leak into this process.
+- the other tests run only inside that subprocess: launcher paths the op tests do not reach
+  (grid splitting past 65535 blocks, both GEMM families, the split reduction, every
+  strided/scalar kernel form), differential checks against the NumPy backend, and checks
+  that the emulation itself catches bad launches.
+"""
+import json
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+EMULATED = os.environ.get("MINIGRAD_EMULATED_CUDA") == "1"
+TESTS = Path(__file__).resolve().parent
+ROOT = TESTS.parent
+
+# the test files whose cuda-parametrized cases run against the emulation (test_bench_gpu and
+# test_kernels_compile need a GPU or NVRTC, not a launcher)
+SUITE = ["test_backend_contract.py", "test_ops.py", "test_loss.py", "test_engine.py",
+         "test_inplace_views.py", "test_autograd.py", "test_gradcheck.py", "test_errors.py",
+         "test_tensor_api.py", "test_bench.py", "test_cuda_emulated.py"]
+
+
+def _summary_counts(text):
+    line = next((ln for ln in reversed(text.splitlines()) if re.search(r"\d+ (passed|failed)", ln)), "")
+    return {k: int(v) for v, k in re.findall(r"(\d+) (passed|failed|errors?|xfailed|xpassed|skipped)", line)}
+
+
+@pytest.mark.skipif(EMULATED, reason="the driver; inside the emulated run it would start itself again")
+def test_cuda_cases_pass_against_the_emulated_kernel_abi(tmp_path):
+    report = tmp_path / "emulation_report.json"
+    env = dict(os.environ, MINIGRAD_EMULATED_CUDA="1", MINIGRAD_EMULATED_CUDA_REPORT=str(report),
+               PYTHONPATH=os.pathsep.join([str(TESTS), str(ROOT)] + [p for p in [os.environ.get("PYTHONPATH")] if p]))
+    cmd = [sys.executable, "-m", "pytest", "-q", "-x", "-p", "no:cacheprovider", "-p", "cuda_emulation",
+           *(f"tests/{f}" for f in SUITE), "-k", "cuda"]
+    proc = subprocess.run(cmd, cwd=ROOT, env=env, capture_output=True, text=True, timeout=900)
+    out = proc.stdout + proc.stderr
+    assert proc.returncode == 0, "the emulated CUDA run failed:\n" + out[-8000:]
+    counts = _summary_counts(out)
+    assert counts.get("passed", 0) >= 1000, f"too few cuda cases ran against the emulation: {counts}"
+    assert not counts.get("failed") and not counts.get("xpassed"), counts
+    # every fault the emulation raised belongs to a test that expects one (a known launcher
+    # bug marked xfail, or a check that the emulation catches bad launches)
+    data = json.loads(report.read_text())
+    from cuda_emulation import KNOWN_LAUNCHER_BUGS  # noqa: the module only, nothing installed
+    expected = _FAULT_EXPECTED + tuple(KNOWN_LAUNCHER_BUGS)
+    unexpected = [f for f in data["faults"] if not any(k in f["test"] for k in expected)]
+    assert not unexpected, unexpected[:5]
+    assert set(data["compiles"].values()) == {1}, f"a kernel module was compiled twice: {data['compiles']}"
+    # every kernel the backend asked for is one the NVRTC compile check compiles
+    from cuda_emulation import KNOWN_MISSING_KERNELS
+    from minigrad.backends.cuda_kernel_table import kernel_names
+    listed = set().union(*kernel_names().values())
+    assert set(data["requested"]) - listed <= KNOWN_MISSING_KERNELS, sorted(set(data["requested"]) - listed)
+
+
+_FAULT_EXPECTED = ("test_emulation_catches_",)
+
+# ---- launcher tests: only inside the emulated run ------------------------------------------------
+
+needs_emulation = pytest.mark.skipif(not EMULATED, reason="runs inside the emulated CUDA run "
+                                     "(test_cuda_cases_pass_against_the_emulated_kernel_abi)")
+
+
+F32, F64, I64, I32, BOOL = np.float32, np.float64, np.int64, np.int32, np.bool_
+TOL = {np.dtype(F32): dict(rtol=2e-6, atol=1e-6), np.dtype(F64): dict(rtol=1e-12, atol=1e-12)}
+
+
+@pytest.fixture
+def be():
+    from minigrad.backends import cuda_backend
+    b = cuda_backend.for_device(0)
+    sm = b.sm_count
+    yield b
+    b.sm_count = sm
+
+
+@pytest.fixture
+def emu():
+    import cuda_emulation
+    return cuda_emulation
+
+
+def _data(shape, dtype, rng, positive=False):
+    dtype = np.dtype(dtype)
+    if dtype == BOOL:
+        return np.asarray(rng.random(shape) < 0.5)
+    if dtype.kind == "i":
+        return np.asarray(rng.integers(1 if positive else -5, 6, shape), dtype=dtype)
+    return np.asarray(rng.uniform(0.5 if positive else -2.0, 2.0, shape), dtype=dtype)
+
+
+def _place(be, host, layout):
+    """host's logical values as a backend array stored in the given layout."""
+    if layout == "T":
+        axes = tuple(reversed(range(host.ndim)))
+        return be.transpose(be.asarray(np.ascontiguousarray(host.transpose(axes))), axes)
+    if layout == "step":    # every other element of a wider array
+        big = np.zeros(host.shape[:-1] + (2 * host.shape[-1],), host.dtype)
+        big[..., ::2] = host
+        return be.getitem(be.asarray(big), (Ellipsis, slice(None, None, 2)))
+    if layout == "flip":
+        return be.getitem(be.asarray(np.ascontiguousarray(host[::-1])), (slice(None, None, -1),))
+    if layout == "bcast":   # rows all equal: a stride-0 view of one row
+        return be.broadcast_to(be.asarray(host[:1]), host.shape)
+    return be.asarray(host)
+
+
+def _host_for(layout, shape, dtype, rng, positive=False):
+    x = _data(shape, dtype, rng, positive)
+    if layout == "bcast":
+        x = np.ascontiguousarray(np.broadcast_to(x[:1], shape))
+    return x
+
+
+def _same(got, expected, be):
+    host = be.to_numpy(got)
+    expected = np.asarray(expected)
+    assert host.dtype == expected.dtype and host.shape == expected.shape, \
+        (host.dtype, host.shape, expected.dtype, expected.shape)
+    if host.dtype.kind == "f":
+        np.testing.assert_allclose(host, expected, equal_nan=True, **TOL[host.dtype])
+    else:
+        np.testing.assert_array_equal(host, expected)
+
+
+LAYOUTS = ["contig", "T", "step", "flip", "bcast"]
+FLOAT_UNARY = ["neg", "abs", "exp", "log", "sqrt", "sin", "cos", "tanh", "sigmoid", "relu", "sign"]
+INT_UNARY = ["neg", "abs", "relu", "sign"]
+
+
+@needs_emulation
+@pytest.mark.parametrize("layout", LAYOUTS + ["0d", "empty"])
+@pytest.mark.parametrize("op, dtype", [(o, d) for d in (F32, F64) for o in FLOAT_UNARY]
+                         + [(o, d) for d in (I64, I32) for o in INT_UNARY])
+def test_unary_forms_match_numpy_backend(be, op, dtype, layout):
+    from minigrad.backends import numpy_backend as nb
+    rng = np.random.default_rng(1)
+    shape = {"0d": (), "empty": (0, 3)}.get(layout, (3, 4))
+    host = _host_for(layout, shape, dtype, rng, positive=op in ("log", "sqrt"))
+    with np.errstate(all="ignore"):
+        _same(getattr(be, op)(_place(be, host, layout if len(shape) == 2 else "contig")),
+              getattr(nb, op)(host), be)
+
+
+BINARY = ["add", "sub", "mul", "div", "pow", "maximum", "minimum", "eq", "ne", "lt", "le", "gt", "ge"]
+DTYPE_PAIRS = [(F32, F32), (F64, F64), (F64, F32), (I64, I64), (I32, I32), (I32, I64), (F32, I64), (BOOL, BOOL)]
+OPERANDS = [("contig", "contig"), ("T", "contig"), ("step", "T"), ("flip", "row"), ("col", "bcast"),
+            ("contig", "0d"), ("contig", "int"), ("float", "T"), ("int", "step"), ("contig", "bool")]
+
+
+def _operand(be, rng, kind, dtype, positive):
+    if kind in ("int", "float", "bool"):
+        v = {"int": 3, "float": 1.5, "bool": True}[kind]
+        return v, v
+    shape = {"row": (1, 4), "col": (3, 1), "0d": ()}.get(kind, (3, 4))
+    host = _host_for(kind, shape, dtype, rng, positive)
+    return _place(be, host, kind if kind in LAYOUTS else "contig"), host
+
+
+@needs_emulation
+@pytest.mark.parametrize("left, right", OPERANDS, ids=[f"{a}-{b}" for a, b in OPERANDS])
+@pytest.mark.parametrize("da, db", DTYPE_PAIRS, ids=lambda d: np.dtype(d).name)
+@pytest.mark.parametrize("op", BINARY)
+def test_binary_forms_match_numpy_backend(be, op, da, db, left, right):
+    from minigrad.backends import numpy_backend as nb
+    rng = np.random.default_rng(2)
+    a, ha = _operand(be, rng, left, da, op == "pow")
+    b, hb = _operand(be, rng, right, db, op in ("pow", "div"))
+    with np.errstate(all="ignore"):
+        try:
+            expected = getattr(nb, op)(ha, hb)
+        except (TypeError, ValueError) as e:   # NumPy refuses it (bool - bool, int ** -int)
+            with pytest.raises(type(e)):
+                getattr(be, op)(a, b)
+            return
+        if np.asarray(expected).dtype not in (F32, F64, I64, I32, BOOL):
+            pytest.skip(f"NumPy's {op} gives {np.asarray(expected).dtype}, not a minigrad dtype")
+        _same(getattr(be, op)(a, b), expected, be)
+
+
+@needs_emulation
+@pytest.mark.parametrize("layout", ["contig", "T", "bcast"])
+@pytest.mark.parametrize("dtype", [F32, F64, I64, I32, BOOL])
+def test_where_matches_numpy_backend(be, dtype, layout):
+    rng = np.random.default_rng(3)
+    c = _host_for(layout, (3, 4), BOOL, rng)
+    a = _host_for("contig", (3, 4), dtype, rng)
+    b = _host_for("contig", (4,), dtype, rng)
+    _same(be.where(_place(be, c, layout), _place(be, a, "T"), be.asarray(b)), np.where(c, a, b), be)
+
+
+@needs_emulation
+@pytest.mark.parametrize("lo, hi", [(-1, 1), (None, 0.5), (-0.5, None), (2, -2)])
+@pytest.mark.parametrize("dtype", [F32, F64, I64, I32])
+def test_clip_matches_numpy_backend(be, dtype, lo, hi):
+    rng = np.random.default_rng(4)
+    x = _data((3, 4), dtype, rng)
+    lo_, hi_ = (None if v is None else np.dtype(dtype).type(v) for v in (lo, hi))
+    expected = np.minimum(np.maximum(x, lo_) if lo is not None else x, hi_) if hi is not None else np.maximum(x, lo_)
+    _same(be.clip(_place(be, x, "T"), lo_, hi_), expected.astype(dtype), be)
+
+
+@needs_emulation
+@pytest.mark.parametrize("dtype", [F32, F64, I64, I32, BOOL])
+@pytest.mark.parametrize("kind", ["sum", "amax", "amin", "argmax", "argmin"])
+@pytest.mark.parametrize("axis", [None, (0,), (1,), (2,), (0, 2), (-1, 0)])
+def test_reductions_match_numpy_backend(be, kind, dtype, axis):
+    from minigrad.backends import numpy_backend as nb
+    rng = np.random.default_rng(5)
+    x = _data((3, 4, 5), dtype, rng)
+    if kind.startswith("arg"):
+        if axis is not None and len(axis) > 1:
+            return
+        axis = None if axis is None else axis[0]
+    for keep in (False, True) if axis is not None or not kind.startswith("arg") else (False,):
+        _same(getattr(be, kind)(_place(be, x, "T"), axis, keep), getattr(nb, kind)(x, axis, keep), be)
+
+
+@needs_emulation
+@pytest.mark.parametrize("kind", ["argmax", "argmin"])
+def test_arg_reduction_over_everything_keeps_dims(be, kind):
+    x = np.arange(24.0).reshape(2, 3, 4)
+    assert be.to_numpy(getattr(be, kind)(be.asarray(x), None, True)).shape == (1, 1, 1)
+
+
+@needs_emulation
+@pytest.mark.parametrize("dtype", [F32, F64, I64])
+@pytest.mark.parametrize("kind", ["sum", "amax", "amin"])
+def test_few_long_rows_take_the_split_reduction(be, kind, dtype):
+    """rows < multiprocessors and cols >= 2**16: reduced as (rows*k, cols/k), then (rows, k)."""
+    from minigrad.backends import numpy_backend as nb
+    be.sm_count = 64
+    rng = np.random.default_rng(6)
+    for shape, axis in (((3, 1 << 16), (1,)), ((1 << 17,), None), ((2, 3, 1 << 15), (0, 2))):
+        x = _data(shape, dtype, rng)
+        got = getattr(be, kind)(be.asarray(x), axis)
+        expected = getattr(nb, kind)(x, axis)
+        if dtype == F32 and kind == "sum":
+            np.testing.assert_allclose(be.to_numpy(got), expected, rtol=1e-4)
+        else:
+            _same(got, expected, be)
+
+
+@needs_emulation
+@pytest.mark.parametrize("axis", [0, 1, 2, -1])
+@pytest.mark.parametrize("dtype", [F32, F64])
+def test_softmax_family_over_every_axis(be, dtype, axis):
+    from minigrad.backends import numpy_backend as nb
+    rng = np.random.default_rng(7)
+    x, g = _data((3, 4, 5), dtype, rng), _data((3, 4, 5), dtype, rng)
+    for kind in ("softmax", "log_softmax"):
+        y = getattr(nb, kind)(x, axis)
+        _same(getattr(be, kind)(_place(be, x, "T"), axis), y, be)
+        _same(getattr(be, kind + "_backward")(_place(be, g, "step"), _place(be, y, "T"), axis),
+              getattr(nb, kind + "_backward")(g, y, axis), be)
+
+
+@needs_emulation
+@pytest.mark.parametrize("source", [F32, BOOL, I32])
+def test_sum_keeps_a_requested_int32_dtype(be, source):
+    import minigrad
+    x = np.arange(6).reshape(2, 3).astype(source)
+    assert be.to_numpy(be.sum(be.asarray(x), (1,), False, I32)).dtype == I32
+    assert minigrad.tensor(x, device="cuda").sum(dtype=minigrad.int32).dtype == minigrad.int32
+
+
+@needs_emulation
+@pytest.mark.parametrize("dtype", [F32, F64])
+@pytest.mark.parametrize("tdtype", [I64, I32])
+def test_cross_entropy_on_non_contiguous_logits(be, dtype, tdtype):
+    from minigrad.backends import numpy_backend as nb
+    rng = np.random.default_rng(8)
+    x = _data((5, 7), dtype, rng)
+    t = rng.integers(0, 7, 5).astype(tdtype)
+    loss, lse = be.cross_entropy(_place(be, x, "T"), _place(be, t, "flip"))
+    eloss, else_ = nb.cross_entropy(x, t)
+    _same(loss, eloss.astype(dtype), be)
+    _same(lse, else_.astype(dtype), be)
+    _same(be.cross_entropy_backward(_place(be, x, "step"), be.asarray(t), be.asarray(else_), 0.25),
+          nb.cross_entropy_backward(x, t, else_, dtype(0.25)), be)
+
+
+# ---- matmul: operand layouts, both GEMM families, the grid-splitting loop ----
+
+def _mm_operand(be, host, layout):
+    """host (..., r, c) stored so that the launcher meets the given layout."""
+    if layout == "T":        # last two dims swapped in memory: a 't' operand without a copy
+        axes = tuple(range(host.ndim - 2)) + (host.ndim - 1, host.ndim - 2)
+        return be.transpose(be.asarray(np.ascontiguousarray(host.transpose(axes))), axes)
+    if layout == "rows":     # every other row of a wider array: 'n' with lda > c
+        big = np.zeros(host.shape[:-2] + (2 * host.shape[-2], host.shape[-1] + 3), host.dtype)
+        big[..., ::2, 1:host.shape[-1] + 1] = host
+        return be.getitem(be.asarray(big), (Ellipsis, slice(None, None, 2), slice(1, host.shape[-1] + 1)))
+    if layout == "cols2":    # column stride 2: neither 'n' nor 't', must be copied
+        big = np.zeros(host.shape[:-1] + (2 * host.shape[-1],), host.dtype)
+        big[..., ::2] = host
+        return be.getitem(be.asarray(big), (Ellipsis, slice(None, None, 2)))
+    if layout == "batchT" and host.ndim >= 3:   # batch dims stored in reverse order
+        nb_ = host.ndim - 2
+        perm = tuple(reversed(range(nb_))) + (nb_, nb_ + 1)
+        return be.transpose(be.asarray(np.ascontiguousarray(host.transpose(perm))), perm)
+    return be.asarray(host)
+
+
+MM_SHAPES = [((3, 4), (4, 5)), ((130, 7), (7, 33)), ((4,), (4, 6)), ((5, 4), (4,)), ((6,), (6,)),
+             ((2, 3, 4), (4, 5)), ((2, 1, 3, 4), (5, 4, 2)), ((3, 5, 4), (3, 4, 2)), ((1, 2), (2, 1)),
+             ((2, 65, 1), (1, 70))]
+
+
+@needs_emulation
+@pytest.mark.parametrize("family", ["big", "small"])
+@pytest.mark.parametrize("la, lb", [("contig", "contig"), ("T", "contig"), ("contig", "T"), ("T", "T"),
+                                    ("rows", "T"), ("cols2", "rows"), ("batchT", "T")], ids=lambda v: v)
+@pytest.mark.parametrize("sa, sb", MM_SHAPES, ids=[f"{a}@{b}" for a, b in MM_SHAPES])
+@pytest.mark.parametrize("dtype", [F32, F64])
+def test_matmul_operand_layouts(be, emu, dtype, sa, sb, la, lb, family):
+    be.sm_count = 1 if family == "big" else 10 ** 9   # pick the GEMM family
+    rng = np.random.default_rng(9)
+    a, b = _data(sa, dtype, rng), _data(sb, dtype, rng)
+    A = _mm_operand(be, a, la) if a.ndim >= 2 else _place(be, a, "step" if la == "cols2" else "contig")
+    B = _mm_operand(be, b, lb) if b.ndim >= 2 else _place(be, b, "step" if lb in ("rows", "T") else "contig")
+    before, copies = dict(emu.STATS["launches"]), emu.STATS["copies"]
+    got = be.matmul(A, B)
+    copied = emu.STATS["copies"] - copies
+    launched = {k for k, v in emu.STATS["launches"].items() if v != before.get(k, 0)}
+    _same(got, np.matmul(a, b), be)
+    assert launched and all(k.startswith("gemm_small_" if family == "small" else "gemm_") for k in launched)
+    if a.ndim >= 2 and b.ndim >= 2 and la in ("contig", "T", "rows") and lb in ("contig", "T", "rows") \
+            and a.shape[:-2] == b.shape[:-2]:
+        # n/t flags and leading dimensions, not copies, for these layouts
+        assert copied == 0, f"{copied} copies for layouts {la}, {lb}"
+        flags = {k.split("_")[-2] for k in launched}
+        assert flags == {("t" if la == "T" and a.shape[-1] > 1 and a.shape[-2] > 1 else "n")
+                         + ("t" if lb == "T" and b.shape[-1] > 1 and b.shape[-2] > 1 else "n")}, flags
+
+
+def _gemm_launches(emu):
+    return sum(v for k, v in emu.STATS["launches"].items() if k.startswith("gemm"))
+
+
+@needs_emulation
+@pytest.mark.parametrize("dtype, family, ta", [(F64, "big", "n"), (F64, "big", "t"), (F32, "small", "t")])
+def test_matmul_splits_rows_past_the_grid_limit(be, emu, dtype, family, ta):
+    """M > 65535 * BM: several launches, A and C offset by the rows done (A += m0*lda or m0)."""
+    from minigrad.backends.cuda_kernel_table import GEMM_TILES, GRID_YZ_MAX
+    be.sm_count = 1 if family == "big" else 10 ** 9
+    sfx = "f64" if dtype == F64 else "f32"
+    bm = GEMM_TILES[sfx][0 if family == "big" else 1]["bm"]
+    M = GRID_YZ_MAX * bm + 37
+    rng = np.random.default_rng(10)
+    a, b = _data((M, 2), dtype, rng), _data((2, 3), dtype, rng)
+    A = _mm_operand(be, a, "T" if ta == "t" else "contig")
+    launches = _gemm_launches(emu)
+    _same(be.matmul(A, be.asarray(b)), np.matmul(a, b), be)
+    assert _gemm_launches(emu) - launches == 2
+
+
+@needs_emulation
+@pytest.mark.parametrize("bcast", [False, True])
+def test_matmul_splits_batches_past_the_grid_limit(be, emu, bcast):
+    """batch > 65535: several launches, A, B and C offset by the batches done."""
+    from minigrad.backends.cuda_kernel_table import GRID_YZ_MAX
+    nb_ = GRID_YZ_MAX + 3
+    rng = np.random.default_rng(11)
+    a = _data((nb_, 2, 3), F64, rng)
+    b = _data((1 if bcast else nb_, 3, 2), F64, rng)
+    B = be.broadcast_to(be.asarray(b), (nb_, 3, 2)) if bcast else _mm_operand(be, b, "T")
+    launches = _gemm_launches(emu)
+    _same(be.matmul(be.asarray(a), B), np.matmul(a, b), be)
+    assert _gemm_launches(emu) - launches == 2
+
+
+# ---- indexing and in place ----
+
+@needs_emulation
+@pytest.mark.parametrize("index", [lambda be: (be.asarray(np.array([0, 3])),),
+                                   lambda be: (slice(None), be.asarray(np.array([[1], [-5]]))),
+                                   lambda be: (be.asarray(np.array([True, False, True])), be.asarray(np.array([4]))),
+                                   lambda be: (Ellipsis, be.asarray(np.array([-4, 5]))),
+                                   lambda be: (3,), lambda be: (0, -5)],
+                         ids=["rows", "cols-negative", "mask-then-array", "ellipsis", "int", "negative-int"])
+def test_out_of_range_indices_raise_although_cupy_wraps(be, index):
+    x = be.asarray(np.arange(12.0).reshape(3, 4))
+    with pytest.raises(IndexError):
+        be.getitem(x, index(be))
+    with pytest.raises(IndexError):
+        be.setitem(x, index(be), 0.0)
+    np.testing.assert_array_equal(be.to_numpy(x), np.arange(12.0).reshape(3, 4))
+
+
+@needs_emulation
+@pytest.mark.parametrize("dtype", [F32, F64, I32, I64])
+def test_index_add_dtypes(be, dtype):
+    from minigrad.backends import numpy_backend as nb
+    idx = np.array([0, 2, 0, -1])
+    vals = _data((4, 3), dtype, np.random.default_rng(12))
+    if dtype == I64:
+            pytest.xfail("backend contract gap (ops call index_add with float gradients only): index_add "
+                     "on int64 uses cupyx.scatter_add, which CuPy refuses for int64 (no 64-bit integer "
+                     "atomicAdd): TypeError where the NumPy backend works")
+    _same(be.index_add((5, 3), (be.asarray(idx),), be.asarray(vals), dtype),
+          nb.index_add((5, 3), (idx,), vals, dtype), be)
+
+
+@needs_emulation
+@pytest.mark.parametrize("name", ["add", "sub", "mul", "div"])
+@pytest.mark.parametrize("src", ["T", "row", "scalar", "self"])
+@pytest.mark.parametrize("dst", ["contig", "T"])
+def test_binary_inplace_matches_numpy_backend(be, name, src, dst):
+    from minigrad.backends import numpy_backend as nb
+    rng = np.random.default_rng(13)
+    d = _data((4, 4), F32, rng, positive=True)
+    s = {"T": lambda: _data((4, 4), F64, rng, positive=True), "row": lambda: _data((4,), F32, rng, True),
+         "scalar": lambda: 1.5, "self": lambda: None}[src]()
+    D = _place(be, d, dst)
+    S = D if src == "self" else s if src == "scalar" else _place(be, s, "T" if src == "T" else "contig")
+    expected = d.copy()
+    nb.binary_inplace(name, expected, expected if src == "self" else s)
+    be.binary_inplace(name, D, S)
+    _same(D, expected, be)
+
+
+@needs_emulation
+def test_inplace_with_overlapping_source(be):
+    """x.add_(x.t()) reads from a copy: one kernel reading memory it writes would race on a GPU."""
+    x = be.asarray(np.arange(9.0).reshape(3, 3))
+    be.binary_inplace("add", x, be.transpose(x, (1, 0)))
+    expected = np.arange(9.0).reshape(3, 3)
+    _same(x, expected + expected.T, be)
+
+
+# ---- the minigrad.cuda API over the emulated runtime ----
+
+@needs_emulation
+def test_cuda_module_api(be):
+    import minigrad
+    assert minigrad.cuda.is_available() and minigrad.cuda.device_count() == 1
+    assert minigrad.cuda.current_device() == 0
+    assert "Emulated" in minigrad.cuda.get_device_name(0)
+    with pytest.raises(RuntimeError, match="invalid device ordinal"):
+        minigrad.ones(2, device="cuda:1")
+    start, end = minigrad.cuda.Event(enable_timing=True), minigrad.cuda.Event(enable_timing=True)
+    start.record()
+    x = minigrad.ones(256, 256, device="cuda") @ minigrad.ones(256, 256, device="cuda")
+    end.record()
+    minigrad.cuda.synchronize()
+    assert start.elapsed_time(end) >= 0
+    assert minigrad.cuda.max_memory_allocated() >= minigrad.cuda.memory_allocated() >= x.numel() * 4
+    with pytest.raises(TypeError, match="can't convert cuda:0 device type tensor to numpy"):
+        x.numpy()
+
+
+# ---- the emulation catches bad launches (so that passing means something) ----
+
+@needs_emulation
+def test_emulation_catches_python_scalars_and_wrong_pointer_types(be, emu):
+    y = be.empty((8,), F32)
+    be._launch("elementwise.cu", "fill_f32", (1,), (256,), (y, np.float32(2), np.int64(8)))
+    assert be.to_numpy(y).tolist() == [2.0] * 8
+    for args in ((y, 2.0, np.int64(8)), (y, np.float64(2), np.int64(8)), (y, np.float32(2), 8),
+                 (be.empty((8,), F64), np.float32(2), np.int64(8)), (np.int64(y.data.ptr), np.float32(2), np.int64(8))):
+        with pytest.raises(emu.EmulatedFault):
+            be._launch("elementwise.cu", "fill_f32", (1,), (256,), args)
+
+
+@needs_emulation
+def test_emulation_catches_out_of_bounds_and_dangling_pointers(be, emu):
+    x, y = be.asarray(np.ones(8, F32)), be.empty((8,), F32)
+    with pytest.raises(emu.EmulatedFault, match="out of bounds"):
+        be._launch("elementwise.cu", "neg_f32", (1,), (256,), (x, y, np.int64(9)))
+    past_the_end = np.uint64(x.data.ptr + emu._ALIGN + 64)   # in the gap after x's allocation
+    with pytest.raises(emu.EmulatedFault, match="no live allocation"):
+        be._launch("matmul.cu", "gemm_small_nn_f32", (1, 1, 1), (256,),
+                   (past_the_end, x, y, np.int32(1), np.int32(1), np.int32(1), *(np.int64(1),) * 3,
+                    *(np.int64(0),) * 3))
+
+
+@needs_emulation
+def test_emulation_catches_a_gemm_grid_one_block_short(be, emu):
+    a, b = be.asarray(np.ones((40, 2), F32)), be.asarray(np.ones((2, 3), F32))
+    c = be.empty((40, 3), F32)
+    args = (a, b, c, np.int32(40), np.int32(3), np.int32(2), np.int64(2), np.int64(3), np.int64(3),
+            np.int64(0), np.int64(0), np.int64(0))
+    be._launch("matmul.cu", "gemm_small_nn_f32", (1, 1, 1), (256,), args)   # needs 2 row tiles
+    out = be.to_numpy(c)
+    assert (out[:32] == 2).all() and np.isnan(out[32:]).all()
+    with pytest.raises(emu.EmulatedFault, match="blockDim"):
+        be._launch("matmul.cu", "gemm_small_nn_f32", (1, 2, 1), (128,), args)
+
+
+@needs_emulation
+def test_emulation_catches_bad_row_launches_and_aliasing(be, emu):
+    x = be.asarray(np.ones((4, 3), F32))
+    with pytest.raises(emu.EmulatedFault, match="convention"):
+        be._launch("reduce.cu", "sum_rows_f32", (1,), (3, 8, 1), (x, be.empty((4,), F32), np.int64(4), np.int64(3)))
+    with pytest.raises(emu.EmulatedFault, match="cols == 0"):
+        be._launch("reduce.cu", "max_rows_f32", (1,), (1, 32, 1), (x, be.empty((4,), F32), np.int64(4), np.int64(0)))
+    with pytest.raises(emu.EmulatedFault, match="overlaps"):
+        be._launch("softmax.cu", "softmax_rows_f32", (1,), (4, 8, 1), (x, x, np.int64(4), np.int64(3)))
+    shifted = np.uint64(x.data.ptr + 4)
+    with pytest.raises(emu.EmulatedFault, match="reads memory that element"):
+        be._launch("elementwise.cu", "neg_f32", (1,), (256,), (x, shifted, np.int64(11)))
+
+
+@needs_emulation
+def test_every_kernel_the_table_lists_is_in_the_documented_abi(emu):
+    """cuda_kernel_table.kernel_names() (what the compile check compiles) against the ABI the
+    emulation was written from, file by file."""
+    from minigrad.backends.cuda_kernel_table import kernel_names
+    for file, names in kernel_names().items():
+        emulated = {n for n, (f, _, _) in emu.KERNELS.items() if f == file}
+        assert names <= emulated, sorted(names - emulated)
+        assert emulated - names <= {"not_b8"}, sorted(emulated - names)
+
+
+if not EMULATED:
+    # outside the emulated run these tests cannot run (no fake cupy): one skipped placeholder
+    # rather than a skip per case
+    for _name in [n for n in globals() if n.startswith("test_") and n != "test_cuda_cases_pass_against_the_emulated_kernel_abi"]:
+        del globals()[_name]
+
+    @needs_emulation
+    def test_launcher_cases_run_in_the_emulated_subprocess():
+        pass
