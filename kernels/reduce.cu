@@ -27,7 +27,7 @@
 //       index of the first NaN if any, else of the first extreme value;
 //       cols == 0 writes -1 (the backend must raise before launching).
 
-#define FULL_MASK 0xffffffffu
+#include "row_reduce.cuh"
 
 template <class T> struct Lim;
 template <> struct Lim<float> {
@@ -50,42 +50,15 @@ template <> struct Lim<int> {
 // i < 0 marks a thread that saw no element, so no sentinel value is needed.
 template <class T> struct ArgV { T v; long long i; };
 
-template <class T> __device__ __forceinline__ T shfl_xor(T v, int o) {
-    return __shfl_xor_sync(FULL_MASK, v, o);
-}
 template <class T> __device__ __forceinline__ ArgV<T> shfl_xor(ArgV<T> a, int o) {
     ArgV<T> r = {shfl_xor(a.v, o), shfl_xor(a.i, o)};
     return r;
-}
-template <class T> __device__ __forceinline__ T shfl_from(T v, int lane) {
-    return __shfl_sync(FULL_MASK, v, lane);
 }
 template <class T> __device__ __forceinline__ ArgV<T> shfl_from(ArgV<T> a, int lane) {
     ArgV<T> r = {shfl_from(a.v, lane), shfl_from(a.i, lane)};
     return r;
 }
 
-// Combines the per-thread states of each row; every thread of the block must
-// call it (it may __syncthreads), and each gets its row's thread-0 result so
-// threads never disagree on bits (e.g. +0 vs -0 from max).
-template <class S, class Op>
-__device__ __forceinline__ S row_allreduce(S v, Op op) {
-    __shared__ S part[32];
-    const int tpr = blockDim.x;
-    const int w = tpr < 32 ? tpr : 32;
-    for (int o = w >> 1; o > 0; o >>= 1) v = op(v, shfl_xor(v, o));
-    if (tpr > 32) {
-        const int nw = tpr >> 5, lane = threadIdx.x & 31;
-        S* slot = part + threadIdx.y * nw;
-        if (lane == 0) slot[threadIdx.x >> 5] = v;
-        __syncthreads();
-        v = slot[lane < nw ? lane : 0];
-        __syncthreads();  // the slots are reused for the block's next rows
-        for (int o = nw >> 1; o > 0; o >>= 1) v = op(v, shfl_xor(v, o));
-    }
-    const int lane = (threadIdx.y * tpr + threadIdx.x) & 31;
-    return shfl_from(v, lane & ~(w - 1));
-}
 
 struct OpSum {
     template <class T> static __device__ T ident() { return T(0); }

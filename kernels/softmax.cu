@@ -34,7 +34,7 @@
 // dx may not alias g, y or x. Numerics follow torch's max-subtracted formula:
 // a row holding NaN or +inf, or only -inf, comes out all NaN.
 
-#define FULL_MASK 0xffffffffu
+#include "row_reduce.cuh"
 
 __device__ __forceinline__ float ex(float v) { return expf(v); }
 __device__ __forceinline__ double ex(double v) { return exp(v); }
@@ -55,41 +55,15 @@ template <> struct Lim<double> {
 // max. Starts at (-inf, 0).
 template <class T> struct MS { T m, s; };
 
-template <class T> __device__ __forceinline__ T shfl_xor(T v, int o) {
-    return __shfl_xor_sync(FULL_MASK, v, o);
-}
 template <class T> __device__ __forceinline__ MS<T> shfl_xor(MS<T> a, int o) {
     MS<T> r = {shfl_xor(a.m, o), shfl_xor(a.s, o)};
     return r;
-}
-template <class T> __device__ __forceinline__ T shfl_from(T v, int lane) {
-    return __shfl_sync(FULL_MASK, v, lane);
 }
 template <class T> __device__ __forceinline__ MS<T> shfl_from(MS<T> a, int lane) {
     MS<T> r = {shfl_from(a.m, lane), shfl_from(a.s, lane)};
     return r;
 }
 
-// Combines the per-thread states of each row; every thread of the block must
-// call it (it may __syncthreads), and each gets its row's thread-0 result.
-template <class S, class Op>
-__device__ __forceinline__ S row_allreduce(S v, Op op) {
-    __shared__ S part[32];
-    const int tpr = blockDim.x;
-    const int w = tpr < 32 ? tpr : 32;
-    for (int o = w >> 1; o > 0; o >>= 1) v = op(v, shfl_xor(v, o));
-    if (tpr > 32) {
-        const int nw = tpr >> 5, lane = threadIdx.x & 31;
-        S* slot = part + threadIdx.y * nw;
-        if (lane == 0) slot[threadIdx.x >> 5] = v;
-        __syncthreads();
-        v = slot[lane < nw ? lane : 0];
-        __syncthreads();  // the slots are reused for the block's next rows
-        for (int o = nw >> 1; o > 0; o >>= 1) v = op(v, shfl_xor(v, o));
-    }
-    const int lane = (threadIdx.y * tpr + threadIdx.x) & 31;
-    return shfl_from(v, lane & ~(w - 1));
-}
 
 struct OpSum {
     template <class T> __device__ T operator()(T a, T b) const { return a + b; }

@@ -4,6 +4,7 @@ compiled modules, loaded once per device with cupy.RawModule and cached.
 Kept free of CuPy at import time: the compile-check test uses the same file list and options
 with NVRTC directly, on machines without a GPU.
 """
+import re
 from importlib import resources
 
 KERNEL_FILES = ("elementwise.cu", "reduce.cu", "softmax.cu", "matmul.cu")
@@ -12,8 +13,14 @@ KERNEL_FILES = ("elementwise.cu", "reduce.cu", "softmax.cu", "matmul.cu")
 NVRTC_OPTIONS = ("--std=c++17",)
 
 
+_INCLUDE = re.compile(r'^#include "([\w.]+)"$', re.MULTILINE)
+
+
 def source(filename):
-    return resources.files("minigrad.kernels").joinpath(filename).read_text()
+    """A kernel file's text with its local `#include "x.cuh"` lines replaced by those files, so
+    NVRTC gets one self-contained source wherever the package is installed."""
+    text = resources.files("minigrad.kernels").joinpath(filename).read_text()
+    return _INCLUDE.sub(lambda m: source(m.group(1)), text)
 
 
 class KernelCache:
