@@ -1213,9 +1213,8 @@ _register_gemm()
 # ---- RawModule ----
 
 def _kernel_sources():
-    from importlib import resources
-    return {name: resources.files("minigrad.kernels").joinpath(name).read_text()
-            for name in ("elementwise.cu", "reduce.cu", "softmax.cu", "matmul.cu")}
+    from minigrad.backends.kernel_loader import KERNEL_FILES, source  # the text NVRTC would get
+    return {name: source(name) for name in KERNEL_FILES}
 
 
 class RawModule:
