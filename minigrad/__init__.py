@@ -7,7 +7,8 @@ from . import autograd, cuda
 from .autograd import no_grad, enable_grad, set_grad_enabled, is_grad_enabled
 from .creation import (tensor, as_tensor, from_numpy, zeros, ones, empty, full, arange, linspace, eye,
                        rand, randn, randint, zeros_like, ones_like, empty_like, full_like, rand_like,
-                       randn_like, randint_like, manual_seed, seed, Generator)
+                       randn_like, randint_like, manual_seed, seed, Generator, default_generator,
+                       randperm)
 from .functional import (add, sub, mul, div, pow, neg, abs, exp, log, sqrt, sin, cos, tanh, sigmoid, relu,
                          clamp, clip, maximum, minimum, where, lt, le, gt, ge, eq, ne, sum, mean, max, min,
                          amax, amin, argmax, argmin, var, std, softmax, log_softmax, matmul, mm, bmm,
@@ -23,3 +24,4 @@ long = int64
 int = int32
 
 __version__ = "0.1.0"
+

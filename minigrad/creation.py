@@ -202,22 +202,46 @@ def randint_like(input, low=0, high=None, dtype=None, device=None, requires_grad
 
 
 class Generator:
-    """What manual_seed returns; minigrad keeps one global generator per backend."""
+    """torch.Generator for host-side randomness (shuffling, random_split, initializers):
+    `Generator().manual_seed(42)` gives a reproducible stream independent of the global seed."""
 
-    def __init__(self, seed):
-        self._seed = seed
+    def __init__(self, device="cpu"):
+        import numpy as np
+        self.device = canonical(device)
+        self._seed = int(np.random.SeedSequence().entropy % (2 ** 63))
+        self._rng = np.random.default_rng(self._seed)
+
+    def manual_seed(self, seed):
+        import numpy as np
+        self._seed = int(seed)
+        self._rng = np.random.default_rng(self._seed)
+        return self
+
+    def seed(self):
+        import random
+        return self.manual_seed(random.randrange(2 ** 63)).initial_seed()
 
     def initial_seed(self):
         return self._seed
+
+    def randperm(self, n):
+        """A NumPy int64 permutation of range(n) drawn from this generator."""
+        return self._rng.permutation(n)
+
+
+def _global_generator():
+    """The Generator that manual_seed reseeds, used when no generator is passed."""
+    return _DEFAULT_GENERATOR
 
 
 def manual_seed(seed):
     from . import cuda
     seed = int(seed)
     CPU.backend.seed(seed)
+    _DEFAULT_GENERATOR.manual_seed(seed)
     if cuda.is_available():
         cuda.manual_seed_all(seed)
-    return Generator(seed)
+    return _DEFAULT_GENERATOR
 
 
 def seed():
@@ -225,3 +249,15 @@ def seed():
     s = random.randrange(2 ** 63)
     manual_seed(s)
     return s
+
+
+_DEFAULT_GENERATOR = Generator()
+default_generator = _DEFAULT_GENERATOR
+
+
+def randperm(n, *, generator=None, dtype=None, device=None, requires_grad=False):
+    """A random permutation of 0..n-1 (int64 by default), from generator or the global seed."""
+    gen = generator if generator is not None else _DEFAULT_GENERATOR
+    d = _dt.to_dtype(dtype) if dtype is not None else _dt.int64
+    dev = canonical(device)
+    return _finish(dev.backend.asarray(gen.randperm(int(n)).astype(d.np)), dev, requires_grad)

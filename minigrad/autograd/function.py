@@ -5,6 +5,7 @@ is on, makes `ctx` the outputs' `grad_fn`: ctx is an instance of a node class ge
 Function (`MulBackward0`, `MyFnBackward`), holding the saved tensors and the edges
 (`next_functions`) to the inputs' nodes.
 """
+import threading
 import weakref
 
 _new = object.__new__
@@ -18,12 +19,22 @@ class Node:
     _device = None         # where the node's gradients live (set when recorded)
     _tensor_hooks = None   # {handle id: (output_nr, fn)}: hooks of the tensors this node made
     _retained = None       # {output_nr: weakref to a tensor that called retain_grad()}
+    _scope = None          # (module, parent scope) of the nn.Module forwards this node was made in
 
     def name(self):
         return type(self).__name__
 
     def __repr__(self):
         return f"<{type(self).__name__} object at {hex(id(self))}>"
+
+
+class _ModuleScope(threading.local):
+    """The nn.Module forwards running in this thread, innermost first, as a linked chain
+    (module, parent chain) or None; nodes record it so graphs can be grouped by module."""
+    current = None
+
+
+MODULE_SCOPE = _ModuleScope()
 
 
 class AccumulateGrad(Node):
@@ -267,6 +278,9 @@ def _record(cls, args, needs):
         fn = a.grad_fn
         edges.append((fn, a._output_nr) if fn is not None else (accumulator(a), 0))
     ctx.next_functions = tuple(edges)
+    scope = MODULE_SCOPE.current
+    if scope is not None:
+        ctx._scope = scope
     if out.__class__ is tuple:
         outputs = out
         ctx._device = next(o._device for o in out if isinstance(o, Tensor))
