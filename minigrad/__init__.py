@@ -25,3 +25,6 @@ int = int32
 
 __version__ = "0.1.0"
 
+
+# the layers above the tensor (they import the names above)
+from . import nn  # noqa: E402,F401  (torch.nn)

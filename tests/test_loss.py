@@ -55,5 +55,7 @@ def test_bad_targets(device):
         cross_entropy(logits, minigrad.tensor([0, 4, 1], device=device))
     with pytest.raises(ValueError, match=r"Expected input batch_size \(3\) to match target batch_size \(2\)"):
         cross_entropy(logits, minigrad.tensor([0, 1], device=device))
-    with pytest.raises(RuntimeError, match="class indices"):
+    with pytest.raises(RuntimeError, match="expected target dtype to be Long or Byte, but got Float"):
         cross_entropy(logits, minigrad.zeros(3, device=device))
+    with pytest.raises(RuntimeError, match="0D or 1D target tensor expected, multi-target not supported"):
+        cross_entropy(logits, minigrad.zeros(3, 1, dtype=minigrad.int64, device=device))

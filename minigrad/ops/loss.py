@@ -1,68 +1,731 @@
-"""Losses with fused kernels: cross-entropy over class indices (log-softmax + NLL in one pass)."""
-from ..dtypes import int64
+"""Losses as fused ops, each one node: cross-entropy / NLL over class indices (and over class
+probabilities), MSE, smooth L1, Huber, binary cross-entropy (on probabilities and on logits).
+
+Forwards compute on backend arrays; the results of the argument checks (class counts, which
+targets are ignored) are decided in the wrappers below, so the ops only compute. Weights are
+constants: torch does not differentiate these losses with respect to them either.
+"""
+import warnings
+
+from ..autograd.function import _record, NO_CTX
+from ..autograd.grad_mode import _GradState
+from ..dtypes import int64, promote_types
 from ..tensor import Tensor, _make
+from .broadcast import broadcast_shape, sum_to, sum_to_array
 from .elementwise import Builtin, device_error
+from .nn_ops import log1p_array, log_sigmoid_tensor
+
+_NAN = float("nan")
+_BCE_EPS = 9.999999960041972e-13  # torch clamps with 1e-12 as a float32 constant, in every dtype
 
 
-class CrossEntropy(Builtin):
-    """Mean (or sum, or per-sample) of -log_softmax(x)[i, target[i]] for logits x (N, C)."""
-    _node_name = "NllLossBackward0"
+def check_reduction(reduction):
+    if reduction not in ("mean", "sum", "none"):
+        if reduction == "elementwise_mean":
+            warnings.warn("reduction='elementwise_mean' is deprecated. Please use reduction='mean' instead.",
+                          stacklevel=3)
+            return "mean"
+        raise ValueError(f"{reduction} is not a valid value for reduction")
+    return reduction
+
+
+def _reduce(be, elem, reduction):
+    """An array of per-element losses reduced as asked ('mean' of nothing is nan, as in torch)."""
+    if reduction == "none":
+        return elem
+    total = be.sum(elem, None, False)
+    if reduction == "sum":
+        return total
+    n = elem.size
+    return be.div(total, n) if n else be.full((), _NAN, elem.dtype)
+
+
+def _scale(g, reduction, n):
+    """The incoming gradient as a factor per element (Tensor or array alike)."""
+    return g / n if reduction == "mean" and n else g
+
+
+def _scale_array(be, g, reduction, n):
+    return be.div(g, n) if reduction == "mean" and n else g
+
+
+def _dtype_name(t):
+    return t.dtype._legacy[:-6]
+
+
+def _no_weight_grad(fn, name, t):
+    if t is not None and t._requires_grad and _GradState.enabled:
+        raise RuntimeError(f"The function '{fn}' is not differentiable with respect to argument '{name}'. "
+                           "This input cannot have requires_grad True.")
+
+
+def _same_device(input, *others):
+    for t in others:
+        if t is not None and t._device is not input._device:
+            raise device_error(input, t)
+
+
+# ---- pointwise regression losses ---------------------------------------------------------------
+
+class MseLoss(Builtin):
+    """(input - target)^2, reduced; input and target broadcast against each other."""
+    _node_name = "MseLossBackward0"
 
     @staticmethod
-    def forward(ctx, x, target, reduction):
+    def forward(ctx, x, t, reduction):
         be = x._device.backend
-        loss_rows, lse = be.cross_entropy(x._data, target._data)
-        ctx.save_for_backward(x, target)
-        ctx.lse, ctx.reduction = lse, reduction
+        d = be.sub(x._data, t._data)
+        sq = be.mul(d, d)
+        n = sq.size
+        if ctx.needs_input_grad[0] or ctx.needs_input_grad[1]:
+            # the difference is kept for the raw backward; x and t for the Tensor one
+            ctx.save_for_backward(x, t, _make(d, x._device))
+            ctx.reduction, ctx.k = reduction, (2.0 / n if reduction == "mean" and n else 2.0)
+            xs, ts = x._data.shape, t._data.shape
+            ctx.shapes = None if xs == ts else (xs, ts)
         if reduction == "none":
-            return _make(loss_rows, x._device)
-        total = be.sum(loss_rows, None, False)
-        n = x._data.shape[0]
-        return _make(be.div(total, n) if reduction == "mean" else total, x._device)
+            return _make(sq, x._device)
+        total = be.sum(sq, None, False)
+        if reduction == "sum":
+            return _make(total, x._device)
+        return _make(be.div(total, n) if n else be.full((), _NAN, sq.dtype), x._device)
 
     @staticmethod
     def backward(ctx, g):
-        x, target = ctx.saved_tensors
-        n = x._data.shape[0]
-        onehot = (target.unsqueeze(1) == _arange_like(x)).to(x.dtype)
-        scale = g / n if ctx.reduction == "mean" else g if ctx.reduction == "sum" else g.unsqueeze(1)
-        return (x.softmax(1) - onehot) * scale, None, None
+        x, t, _ = ctx.saved_tensors
+        nx, nt = ctx.needs_input_grad[:2]
+        gd = (x - t) * (g * ctx.k)
+        return (sum_to(gd, x._data.shape) if nx else None,
+                sum_to(-gd, t._data.shape) if nt else None, None)
 
     @staticmethod
     def backward_raw(ctx, be, g):
-        if ctx.reduction == "none":
-            return NotImplemented
-        x, target = ctx.saved_arrays()
-        scale = be.to_numpy(g).item()
+        d = ctx.saved_arrays()[2]
+        nx, nt = ctx.needs_input_grad[:2]
+        gd = be.mul(d, be.mul(g, ctx.k))
+        shapes = ctx.shapes
+        if shapes is None:
+            return gd if nx else None, be.neg(gd) if nt else None, None
+        return (sum_to_array(be, gd, shapes[0]) if nx else None,
+                sum_to_array(be, be.neg(gd), shapes[1]) if nt else None, None)
+
+
+class _PointwiseLoss(Builtin):
+    """loss(input - target; param) per element, reduced. Subclasses give the loss on arrays and
+    its derivative in d on arrays and on Tensors."""
+
+    @classmethod
+    def forward(cls, ctx, x, t, reduction, param):
+        be = x._device.backend
+        elem = cls._loss(be, be.sub(x._data, t._data), param)
+        if ctx.needs_input_grad[0] or ctx.needs_input_grad[1]:
+            ctx.save_for_backward(x, t)
+            ctx.reduction, ctx.n, ctx.param = reduction, elem.size, param
+        return _make(_reduce(be, elem, reduction), x._device)
+
+    @classmethod
+    def backward(cls, ctx, g):
+        x, t = ctx.saved_tensors
+        nx, nt = ctx.needs_input_grad[:2]
+        gd = cls._dloss(x - t, ctx.param) * _scale(g, ctx.reduction, ctx.n)
+        return (sum_to(gd, x._data.shape) if nx else None,
+                sum_to(-gd, t._data.shape) if nt else None, None, None)
+
+    @classmethod
+    def backward_raw(cls, ctx, be, g):
+        x, t = ctx.saved_arrays()
+        nx, nt = ctx.needs_input_grad[:2]
+        gd = be.mul(cls._dloss_array(be, be.sub(x, t), ctx.param),
+                    _scale_array(be, g, ctx.reduction, ctx.n))
+        return (sum_to_array(be, gd, x.shape) if nx else None,
+                sum_to_array(be, be.neg(gd), t.shape) if nt else None, None, None)
+
+
+class SmoothL1Loss(_PointwiseLoss):
+    """0.5 d^2 / beta where |d| < beta, else |d| - 0.5 beta; the derivative is clamp(d / beta, -1, 1)."""
+    _node_name = "SmoothL1LossBackward0"
+
+    @staticmethod
+    def _loss(be, d, beta):
+        a = be.abs(d)
+        return be.where(be.lt(a, beta), be.div(be.mul(be.mul(d, d), 0.5), beta), be.sub(a, 0.5 * beta))
+
+    @staticmethod
+    def _dloss(d, beta):
+        return (d / beta).clamp(-1.0, 1.0)
+
+    @staticmethod
+    def _dloss_array(be, d, beta):
+        return be.clip(be.div(d, beta), -1.0, 1.0)
+
+
+class HuberLoss(_PointwiseLoss):
+    """0.5 d^2 where |d| < delta, else delta (|d| - 0.5 delta); the derivative is clamp(d, -delta, delta)."""
+    _node_name = "HuberLossBackward0"
+
+    @staticmethod
+    def _loss(be, d, delta):
+        a = be.abs(d)
+        return be.where(be.lt(a, delta), be.mul(be.mul(d, d), 0.5), be.mul(be.sub(a, 0.5 * delta), delta))
+
+    @staticmethod
+    def _dloss(d, delta):
+        return d.clamp(-delta, delta)
+
+    @staticmethod
+    def _dloss_array(be, d, delta):
+        return be.clip(d, -delta, delta)
+
+
+def _size(t):
+    return f"minigrad.Size({list(t._data.shape)})"
+
+
+def regression_operands(input, target, name, floating=True):
+    """torch's checks and warning for mse/l1/smooth-l1/huber; the operands in one dtype."""
+    for arg, t in (("input", input), ("target", target)):
+        if not isinstance(t, Tensor):
+            raise TypeError(f"{name}(): argument '{arg}' must be Tensor, not {type(t).__name__}")
+    _same_device(input, target)
+    if target._data.shape != input._data.shape:
+        warnings.warn(f"Using a target size ({_size(target)}) that is different to the input size "
+                      f"({_size(input)}). This will likely lead to incorrect results due to broadcasting. "
+                      "Please ensure they have the same size.", stacklevel=3)
+        broadcast_shape(input._data.shape, target._data.shape)
+    if input._data.dtype is not target._data.dtype:
+        d = promote_types(input.dtype, target.dtype)
+        input, target = input.to(d), target.to(d)
+    if floating and input._data.dtype.kind != "f":
+        raise NotImplementedError(f"\"{name.replace('_loss', '')}_cpu\" not implemented for "
+                                  f"'{_dtype_name(input)}'")
+    return input, target
+
+
+def mse_loss(input, target, reduction="mean"):
+    """The fused MSE; the fast path is a float input and target of one shape, dtype and device."""
+    try:
+        ok = (input._data.shape == target._data.shape and input._device is target._device
+              and input._data.dtype is target._data.dtype and input._data.dtype.kind == "f")
+    except AttributeError:
+        ok = False
+    if not ok:
+        input, target = regression_operands(input, target, "mse_loss")
+    if reduction != "mean" and reduction != "sum" and reduction != "none":
+        reduction = check_reduction(reduction)
+    if _GradState.enabled:
+        nx, nt = input._requires_grad, target._requires_grad
+        if nx or nt:
+            return _record(MseLoss, (input, target, reduction), (nx, nt, False))
+    return MseLoss.forward(NO_CTX, input, target, reduction)
+
+
+def smooth_l1_loss(input, target, reduction, beta):
+    input, target = regression_operands(input, target, "smooth_l1_loss")
+    if beta < 0:
+        raise RuntimeError("smooth_l1_loss does not support negative values for beta.")
+    if beta == 0:
+        return _reduce_tensor((input - target).abs(), reduction)  # torch: plain L1 here
+    return SmoothL1Loss.apply(input, target, reduction, float(beta))
+
+
+def huber_loss(input, target, reduction, delta):
+    input, target = regression_operands(input, target, "huber_loss")
+    if delta <= 0:
+        raise RuntimeError("huber_loss does not support non-positive values for delta.")
+    return HuberLoss.apply(input, target, reduction, float(delta))
+
+
+def _reduce_tensor(elem, reduction):
+    if reduction == "none":
+        return elem
+    return elem.sum() if reduction == "sum" else elem.mean()
+
+
+# ---- cross-entropy and NLL over class indices ---------------------------------------------------
+
+class CrossEntropy(Builtin):
+    """Cross-entropy from logits x (or NLL from log-probabilities) over class indices.
+
+    x is (N, C, *rest) (or (C,) for one sample) with the classes on dim 1; target (N, *rest).
+    Per element: loss = -(1 - eps) w[t] logp[t] - eps / C * sum_c w[c] logp[c], 0 where t is
+    ignored; 'mean' divides by the sum of w[t] over the targets not ignored (torch's weighted
+    mean). The common case (2-d logits, no weight, nothing ignored, no smoothing) runs on the
+    backend's fused cross_entropy primitives; the rest composes primitives.
+    """
+    _node_name = "NllLossBackward0"
+
+    @staticmethod
+    def forward(ctx, x, t, weight, ignore_index, reduction, smoothing, logits, fast):
+        be = x._device.backend
+        xd = x._data
+        record = ctx.needs_input_grad[0]
+        if fast:
+            loss, lse = be.cross_entropy(xd, t)
+            if record:
+                ctx.save_for_backward(x)
+                ctx.reduction, ctx.fast, ctx.t, ctx.lse, ctx.total = reduction, True, t, lse, loss.shape[0]
+            return _make(loss if reduction == "none" else _reduce(be, loss, reduction), x._device)
+        shape = xd.shape
+        n, c = (shape[0], shape[1]) if len(shape) > 1 else (1, shape[0])
+        r = 1
+        for s in shape[2:]:
+            r *= s
+        x3 = be.reshape(xd, (n, c, r))
+        logp = be.log_softmax(x3, 1) if logits else x3
+        valid, onehot, wt = _target_arrays(be, be.reshape(t, (n, r)), weight, ignore_index, c, xd.dtype)
+        zero = be.zeros((), xd.dtype)
+        picked = be.sum(be.where(onehot, logp, zero), (1,), False)
+        elem = be.neg(be.mul(picked, wt))
+        if smoothing > 0:
+            lw = logp if weight is None else be.mul(logp, be.reshape(weight, (1, c, 1)))
+            smooth = be.where(valid, be.neg(be.sum(lw, (1,), False)), zero)
+            elem = be.add(be.mul(elem, 1.0 - smoothing), be.mul(smooth, smoothing / c))
+        if record:
+            ctx.reduction, ctx.fast, ctx.logits, ctx.shapes = reduction, False, logits, (shape, (n, c, r))
+            ctx.valid, ctx.onehot, ctx.wt, ctx.weight, ctx.smoothing = valid, onehot, wt, weight, smoothing
+            if logits:
+                ctx.save_for_backward(x)
+        if reduction == "none":
+            return _make(be.reshape(elem, shape[:1] + shape[2:] if len(shape) > 1 else ()), x._device)
+        total = be.sum(elem, None, False)
+        if reduction == "sum":
+            return _make(total, x._device)
+        w_sum = be.to_numpy(be.sum(wt, None, False)).item()
+        if record:
+            ctx.total = w_sum
+        # torch: all targets ignored (or weighted 0) gives nan, and a zero gradient
+        return _make(be.div(total, w_sum) if w_sum else be.full((), _NAN, xd.dtype), x._device)
+
+    @staticmethod
+    def backward(ctx, g):
         if ctx.reduction == "mean":
-            scale /= x.shape[0]
-        return be.cross_entropy_backward(x, target, ctx.lse, scale), None, None
+            g = g / ctx.total if ctx.total else g * 0.0
+        if ctx.fast:
+            x, = ctx.saved_tensors
+            be, dev = x._device.backend, x._device
+            n, c = x._data.shape
+            onehot = _make(be.eq(be.reshape(be.astype(ctx.t, int64.np), (n, 1)),
+                                 be.reshape(be.arange(0, c, 1, int64.np), (1, c))), dev)
+            scale = g.reshape(n, 1) if ctx.reduction == "none" else g
+            return (x.softmax(1) - onehot.to(x.dtype)) * scale, None, None, None, None, None, None, None
+        shape, (n, c, r) = ctx.shapes
+        scale = g.reshape(n, 1, r) if ctx.reduction == "none" else g
+        dev = g._device
+        be = dev.backend
+        dt = g._data.dtype
+
+        def const(a, shape3):
+            return _make(be.reshape(be.astype(a, dt), shape3), dev)
+        onehot = const(ctx.onehot, (n, c, r))
+        wt = const(ctx.wt, (n, 1, r))
+        if not ctx.logits:
+            return -(onehot * wt * scale).reshape(shape), None, None, None, None, None, None, None
+        x, = ctx.saved_tensors
+        p = x.reshape(n, c, r).softmax(1)
+        dx = (p - onehot) * wt
+        eps = ctx.smoothing
+        if eps > 0:
+            w = ctx.weight
+            wsum, wc = (c, 1.0) if w is None else (be.to_numpy(be.sum(w, None, False)).item(),
+                                                    const(w, (1, c, 1)))
+            dx = dx * (1.0 - eps) + (p * wsum - wc) * const(ctx.valid, (n, 1, r)) * (eps / c)
+        return (dx * scale).reshape(shape), None, None, None, None, None, None, None
+
+    @staticmethod
+    def backward_raw(ctx, be, g):
+        if ctx.reduction == "mean":
+            g = be.div(g, ctx.total) if ctx.total else be.mul(g, 0.0)
+        if ctx.fast:
+            x, = ctx.saved_arrays()
+            if ctx.reduction == "none":
+                dx = be.mul(be.cross_entropy_backward(x, ctx.t, ctx.lse, 1.0), be.reshape(g, (-1, 1)))
+            else:
+                dx = be.cross_entropy_backward(x, ctx.t, ctx.lse, be.to_numpy(g).item())
+            return dx, None, None, None, None, None, None, None
+        shape, (n, c, r) = ctx.shapes
+        scale = be.reshape(g, (n, 1, r)) if ctx.reduction == "none" else g
+        wt = be.reshape(ctx.wt, (n, 1, r))
+        if not ctx.logits:
+            dx = be.neg(be.mul(be.mul(ctx.onehot, wt), scale))
+        else:
+            x, = ctx.saved_arrays()
+            p = be.softmax(be.reshape(x, (n, c, r)), 1)
+            dx = be.mul(be.sub(p, ctx.onehot), wt)
+            eps = ctx.smoothing
+            if eps > 0:
+                w = ctx.weight
+                smooth = (be.sub(be.mul(p, c), 1.0) if w is None else
+                          be.sub(be.mul(p, be.sum(w, None, False)), be.reshape(w, (1, c, 1))))
+                smooth = be.mul(smooth, be.reshape(ctx.valid, (n, 1, r)))
+                dx = be.add(be.mul(dx, 1.0 - eps), be.mul(smooth, eps / c))
+            dx = be.mul(dx, scale)
+        return be.reshape(dx, shape), None, None, None, None, None, None, None
 
 
-def _arange_like(x):
-    be = x._device.backend
-    return _make(be.arange(0, x._data.shape[1], 1, int64.np), x._device)
+class _CrossEntropyNd(CrossEntropy):
+    _node_name = "NllLoss2DBackward0"
+
+
+class _CrossEntropySmoothed(CrossEntropy):
+    _node_name = "AddBackward0"  # torch adds the smoothing term to the NLL
+
+
+def _target_arrays(be, t2, weight, ignore_index, c, dtype):
+    """For targets t2 (N, R): which are not ignored (N, R), their one-hot mask (N, C, R), and
+    their weights w[t] (0 where ignored), in dtype."""
+    n, r = t2.shape
+    valid = be.ne(t2, ignore_index)
+    safe = be.mul(be.astype(t2, int64.np), valid)  # ignored targets point at class 0, masked later
+    onehot = be.eq(be.reshape(safe, (n, 1, r)), be.reshape(be.arange(0, c, 1, int64.np), (1, c, 1)))
+    wt = be.astype(valid, dtype) if weight is None else be.mul(be.getitem(weight, (safe,)), valid)
+    return valid, onehot, wt
+
+
+def class_nll(input, target, weight=None, ignore_index=-100, reduction="mean", label_smoothing=0.0,
+              logits=True):
+    """cross_entropy (logits=True) or nll_loss over class indices, with torch's checks."""
+    reduction = check_reduction(reduction)
+    if not isinstance(target, Tensor):
+        raise TypeError(f"{'cross_entropy' if logits else 'nll_loss'}(): argument 'target' (position 2) "
+                        f"must be Tensor, not {type(target).__name__}")
+    _same_device(input, target, weight)
+    shape, tshape = input._data.shape, target._data.shape
+    if not shape:
+        raise ValueError(f"Expected 1 or more dimensions (got {len(shape)})")
+    c = shape[1] if len(shape) > 1 else shape[0]
+    if len(shape) > 1 and (not tshape or shape[0] != tshape[0]):
+        raise ValueError(f"Expected input batch_size ({shape[0]}) to match target batch_size "
+                         f"({tshape[0] if tshape else 0}).")
+    if len(shape) == 1:
+        if len(tshape) > 1:
+            raise RuntimeError("0D or 1D target tensor expected, multi-target not supported")
+        if len(tshape) == 1 and tshape[0] != 1:
+            raise ValueError(f"For 1D input, 1D target must have size 1, but got target size: {tshape[0]}")
+    elif len(shape) == 2 and len(tshape) != 1:
+        raise RuntimeError("0D or 1D target tensor expected, multi-target not supported")
+    elif len(shape) == 4 and len(tshape) != 3:
+        raise RuntimeError(f"only batches of spatial targets supported (3D tensors) but got targets of "
+                           f"dimension: {len(tshape)}")
+    elif len(shape) == 4 and tshape[1:] != shape[2:]:
+        raise RuntimeError(f"size mismatch (got input: {list(shape)} , target: {list(tshape)}")
+    elif len(shape) > 2 and tshape[1:] != shape[2:]:
+        raise RuntimeError(f"Expected target size {[shape[0]] + list(shape[2:])}, got {list(tshape)}")
+    if weight is not None:
+        if not isinstance(weight, Tensor):
+            raise TypeError(f"argument 'weight' must be Tensor, not {type(weight).__name__}")
+        if weight._data.shape != (c,):
+            raise RuntimeError(f"weight tensor should be defined either for all {c} classes or no classes "
+                               f"but got weight tensor of shape: {list(weight._data.shape)}")
+    if target._data.dtype != int64.np:
+        raise RuntimeError(f"expected target dtype to be Long or Byte, but got {_dtype_name(target)}")
+    if weight is not None:
+        if weight._data.dtype != input._data.dtype:
+            raise RuntimeError(f"expected scalar type {_dtype_name(input)} but found {_dtype_name(weight)}")
+        _no_weight_grad("nll_loss_forward", "weight", weight)
+    if input._data.dtype.kind != "f":
+        kernel = "log_softmax_lastdim_kernel_impl" if logits else "nll_loss_forward_out_frame"
+        raise NotImplementedError(f"\"{kernel}\" not implemented for '{_dtype_name(input)}'")
+    if label_smoothing > 1.0:
+        raise RuntimeError(f"label_smoothing must be between 0.0 and 1.0. Got: {label_smoothing}")
+    be = input._device.backend
+    t = target._data
+    hits = False
+    if t.size:
+        # one transfer (one device sync) for both bounds
+        lo, hi = be.to_numpy(be.concatenate([be.reshape(be.amin(t), (1,)), be.reshape(be.amax(t), (1,))],
+                                            0)).tolist()
+        if lo < 0 or hi >= c:  # out of range, unless it is the ignored index
+            bad = be.to_numpy(t).reshape(-1)
+            bad = bad[((bad < 0) | (bad >= c)) & (bad != ignore_index)]
+            if bad.size:
+                raise IndexError(f"Target {bad[0]} is out of bounds.")
+            hits = True
+        elif 0 <= ignore_index < c:
+            hits = bool(be.to_numpy(be.amax(be.eq(t, ignore_index))).item())
+    smoothing = float(label_smoothing) if label_smoothing > 0 else 0.0
+    fast = (logits and weight is None and not smoothing and not hits and len(shape) == 2 and shape[0] > 0)
+    cls = _CrossEntropySmoothed if smoothing else _CrossEntropyNd if len(shape) > 2 else CrossEntropy
+    return cls.apply(input, t, weight._data if weight is not None else None, ignore_index, reduction,
+                     smoothing, logits, fast)
+
+
+# ---- cross-entropy over class probabilities -------------------------------------------------------
+
+class SoftCrossEntropy(Builtin):
+    """-sum_c w[c] q[c] log_softmax(x)[c] along dim 1, q = target (1 - eps) + eps / C; 'mean'
+    divides by the number of samples (torch: numel / C), not by the weights."""
+    _node_name = "DivBackward1"
+
+    @staticmethod
+    def forward(ctx, x, t, weight, reduction, smoothing):
+        be = x._device.backend
+        shape = x._data.shape
+        n, c = (shape[0], shape[1]) if len(shape) > 1 else (1, shape[0])
+        r = 1
+        for s in shape[2:]:
+            r *= s
+        x3, q = be.reshape(x._data, (n, c, r)), be.reshape(t._data, (n, c, r))
+        if smoothing:
+            q = be.add(be.mul(q, 1.0 - smoothing), smoothing / c)
+        wc = be.reshape(weight, (1, c, 1)) if weight is not None else None
+        qw = be.mul(q, wc) if wc is not None else q
+        logp = be.log_softmax(x3, 1)
+        elem = be.neg(be.sum(be.mul(logp, qw), (1,), False))
+        if ctx.needs_input_grad[0] or ctx.needs_input_grad[1]:
+            ctx.save_for_backward(x, t)
+            ctx.shapes, ctx.reduction, ctx.smoothing, ctx.weight = (shape, (n, c, r)), reduction, smoothing, weight
+        if reduction == "none":
+            return _make(be.reshape(elem, shape[:1] + shape[2:] if len(shape) > 1 else ()), x._device)
+        return _make(_reduce(be, elem, reduction), x._device)
+
+    @staticmethod
+    def backward(ctx, g):
+        x, t = ctx.saved_tensors
+        shape, (n, c, r) = ctx.shapes
+        nx, nt = ctx.needs_input_grad[:2]
+        scale = g.reshape(n, 1, r) if ctx.reduction == "none" else _scale(g, ctx.reduction, n * r)
+        eps = ctx.smoothing
+        q = t.reshape(n, c, r)
+        if eps:
+            q = q * (1.0 - eps) + eps / c
+        wc = None
+        if ctx.weight is not None:
+            wc = _make(x._device.backend.reshape(ctx.weight, (1, c, 1)), x._device)
+        qw = q * wc if wc is not None else q
+        x3 = x.reshape(n, c, r)
+        gx = gt = None
+        if nx:
+            gx = ((x3.softmax(1) * qw.sum(1, keepdim=True) - qw) * scale).reshape(shape)
+        if nt:
+            lw = x3.log_softmax(1)
+            lw = lw * wc if wc is not None else lw
+            gt = (-(lw * scale) * (1.0 - eps)).reshape(shape)
+        return gx, gt, None, None, None
+
+
+class _SoftCrossEntropyNeg(SoftCrossEntropy):
+    _node_name = "NegBackward0"
+
+
+def prob_cross_entropy(input, target, weight, ignore_index, reduction, label_smoothing):
+    reduction = check_reduction(reduction)
+    _same_device(input, target, weight)
+    if target._data.dtype.kind != "f":
+        raise RuntimeError(f"Expected floating point type for target with class probabilities, got "
+                           f"{_dtype_name(target)}")
+    if ignore_index >= 0:
+        raise RuntimeError("ignore_index is not supported for floating point target")
+    if not 0.0 <= label_smoothing <= 1.0:
+        raise RuntimeError(f"label_smoothing must be between 0.0 and 1.0. Got: {label_smoothing}")
+    shape = input._data.shape
+    c = shape[1] if len(shape) > 1 else shape[0]
+    dt = promote_types(input.dtype, target.dtype)
+    if weight is not None:
+        if weight._data.shape != (c,):
+            raise RuntimeError(f"cross_entropy: weight tensor should be defined either for all {c} classes "
+                               f"or no classes but got weight tensor of shape: {list(weight._data.shape)}")
+        _no_weight_grad("cross_entropy", "weight", weight)
+        dt = promote_types(dt, weight.dtype)
+    if input._data.dtype.kind != "f":
+        raise NotImplementedError(f"\"log_softmax_lastdim_kernel_impl\" not implemented for "
+                                  f"'{_dtype_name(input)}'")
+    input, target = input.to(dt), target.to(dt)
+    w = weight.to(dt)._data if weight is not None else None
+    cls = SoftCrossEntropy if reduction == "mean" else _SoftCrossEntropyNeg
+    return cls.apply(input, target, w, reduction, float(label_smoothing))
 
 
 def cross_entropy(input, target, reduction="mean"):
-    """torch.nn.functional.cross_entropy for (N, C) logits and (N,) class indices."""
-    if not isinstance(target, Tensor) or target._data.dtype.kind not in "iu":
-        raise RuntimeError("cross_entropy: expected target to be a tensor of class indices (int64)")
-    if input._device is not target._device:
-        raise device_error(input, target)
-    if input._data.ndim != 2 or target._data.ndim != 1:
-        raise RuntimeError(f"cross_entropy: expected input of shape (N, C) and target of shape (N,), got "
-                           f"{list(input._data.shape)} and {list(target._data.shape)}")
-    n, c = input._data.shape
-    if target._data.shape[0] != n:
-        raise ValueError(f"Expected input batch_size ({n}) to match target batch_size ({target._data.shape[0]}).")
-    if reduction not in ("mean", "sum", "none"):
-        raise ValueError(f"{reduction} is not a valid value for reduction")
-    be = input._device.backend
-    if n and (be.to_numpy(be.amin(target._data)) < 0 or be.to_numpy(be.amax(target._data)) >= c):
-        bad = be.to_numpy(target._data)
-        bad = bad[(bad < 0) | (bad >= c)][0]
-        raise IndexError(f"Target {bad} is out of bounds.")
+    """Cross-entropy of (N, C) logits and (N,) class indices (minigrad.nn.functional.cross_entropy
+    has torch's full signature)."""
+    if not isinstance(input, Tensor):
+        raise TypeError(f"cross_entropy(): argument 'input' (position 1) must be Tensor, not "
+                        f"{type(input).__name__}")
+    if isinstance(target, Tensor) and target._data.shape == input._data.shape:
+        return prob_cross_entropy(input, target, None, -100, reduction, 0.0)
+    return class_nll(input, target, reduction=reduction)
+
+
+# ---- binary cross-entropy ---------------------------------------------------------------------------
+
+def _clamped_log(be, a):
+    """max(log(a), -100) for a in [0, 1], without evaluating log(0)."""
+    zero = be.eq(a, 0)
+    return be.where(zero, be.full((), -100.0, a.dtype), be.maximum(be.log(be.add(a, zero)), -100.0))
+
+
+class BinaryCrossEntropy(Builtin):
+    """-w (t log x + (1 - t) log(1 - x)), each log clamped to >= -100 as in torch."""
+    _node_name = "BinaryCrossEntropyBackward0"
+
+    @staticmethod
+    def forward(ctx, x, t, weight, reduction):
+        be = x._device.backend
+        xd, td = x._data, t._data
+        lx, l1x = _clamped_log(be, xd), _clamped_log(be, be.sub(1.0, xd))
+        elem = be.neg(be.add(be.mul(td, lx), be.mul(be.sub(1.0, td), l1x)))
+        if weight is not None:
+            elem = be.mul(elem, weight)
+        if ctx.needs_input_grad[0] or ctx.needs_input_grad[1]:
+            ctx.save_for_backward(x, t)
+            ctx.weight, ctx.reduction, ctx.n = weight, reduction, elem.size
+        return _make(_reduce(be, elem, reduction), x._device)
+
+    @staticmethod
+    def backward(ctx, g):
+        x, t = ctx.saved_tensors
+        nx, nt = ctx.needs_input_grad[:2]
+        scale = _scale(g, ctx.reduction, ctx.n)
+        if ctx.weight is not None:
+            scale = scale * _make(ctx.weight, x._device)
+        gx = gt = None
+        if nx:
+            # torch's formula: the denominator is clamped so x at 0 or 1 gives a finite gradient
+            gx = (x - t) / (x * (1 - x)).clamp(min=_BCE_EPS) * scale
+        if nt:
+            gt = ((1 - x).log() - x.log()) * scale
+        return gx, gt, None, None
+
+    @staticmethod
+    def backward_raw(ctx, be, g):
+        x, t = ctx.saved_arrays()
+        nx, nt = ctx.needs_input_grad[:2]
+        scale = _scale_array(be, g, ctx.reduction, ctx.n)
+        if ctx.weight is not None:
+            scale = be.mul(scale, ctx.weight)
+        gx = gt = None
+        if nx:
+            den = be.clip(be.mul(x, be.sub(1.0, x)), _BCE_EPS, None)
+            gx = be.mul(be.div(be.sub(x, t), den), scale)
+        if nt:
+            gt = be.mul(be.sub(be.log(be.sub(1.0, x)), be.log(x)), scale)
+        return gx, gt, None, None
+
+
+def _broadcast_weight(weight, shape, tshape):
+    """torch expands a BCE weight to the target's shape, which must then be the input's."""
+    ws = weight._data.shape
+    n = max(len(ws), len(tshape))
+    pw, pt = (1,) * (n - len(ws)) + ws, (1,) * (n - len(tshape)) + tuple(tshape)
+    for i, (a, b) in enumerate(zip(pw, pt)):
+        if a != b and a != 1 and b != 1:
+            raise RuntimeError(f"Attempting to broadcast a dimension of length {a} at {i - n}! Mismatching "
+                               f"argument at index 1 had {_size(weight)}; but expected shape should be "
+                               f"broadcastable to {list(tshape)}")
+    out = broadcast_shape(ws, tshape)
+    if out != shape:
+        raise RuntimeError(f"output with shape {list(shape)} doesn't match the broadcast shape {list(out)}")
+
+
+def binary_cross_entropy(input, target, weight, reduction):
+    reduction = check_reduction(reduction)
+    _same_device(input, target, weight)
+    shape = input._data.shape
+    if target._data.shape != shape:
+        raise ValueError(f"Using a target size ({_size(target)}) that is different to the input size "
+                         f"({_size(input)}) is deprecated. Please ensure they have the same size.")
     if input._data.dtype.kind != "f":
-        raise RuntimeError("cross_entropy: expected floating point logits")
-    return CrossEntropy.apply(input, target.long(), reduction)
+        raise NotImplementedError(f"\"binary_cross_entropy\" not implemented for '{_dtype_name(input)}'")
+    for t in (target, weight):
+        if t is not None and t._data.dtype != input._data.dtype:
+            raise RuntimeError(f"Found dtype {_dtype_name(t)} but expected {_dtype_name(input)}")
+    w = None
+    if weight is not None:
+        _broadcast_weight(weight, shape, target._data.shape)
+        _no_weight_grad("binary_cross_entropy", "weight", weight)
+        w = weight._data
+    be = input._device.backend
+    x = input._data
+    if x.size and not be.to_numpy(be.amin(be.mul(be.ge(x, 0), be.le(x, 1)))).item():
+        raise RuntimeError("all elements of input should be between 0 and 1")
+    return BinaryCrossEntropy.apply(input, target, w, reduction)
+
+
+class BinaryCrossEntropyWithLogits(Builtin):
+    """w ((1 - t) x - (1 + (pw - 1) t) log_sigmoid(x)), with a log_sigmoid that never overflows."""
+    _node_name = "BinaryCrossEntropyWithLogitsBackward0"
+
+    @staticmethod
+    def forward(ctx, x, t, weight, pos_weight, reduction):
+        be = x._device.backend
+        xd, td = x._data, t._data
+        ls = be.sub(be.minimum(xd, 0), log1p_array(be, be.exp(be.neg(be.abs(xd)))))
+        if pos_weight is not None:
+            ls = be.mul(ls, be.add(be.mul(be.sub(pos_weight, 1.0), td), 1.0))
+        elem = be.sub(be.mul(be.sub(1.0, td), xd), ls)
+        if weight is not None:
+            elem = be.mul(elem, weight)
+        if ctx.needs_input_grad[0] or ctx.needs_input_grad[1]:
+            ctx.save_for_backward(x, t)
+            ctx.weight, ctx.pos_weight, ctx.reduction, ctx.n = weight, pos_weight, reduction, elem.size
+        return _make(_reduce(be, elem, reduction), x._device)
+
+    @staticmethod
+    def backward(ctx, g):
+        x, t = ctx.saved_tensors
+        nx, nt = ctx.needs_input_grad[:2]
+        dev = x._device
+        scale = _scale(g, ctx.reduction, ctx.n)
+        if ctx.weight is not None:
+            scale = scale * _make(ctx.weight, dev)
+        pw = _make(ctx.pos_weight, dev) if ctx.pos_weight is not None else None
+        gx = gt = None
+        if nx:
+            # d/dx = (1 + (pw - 1) t) sigmoid(x) - pw t
+            gx = ((x.sigmoid() * ((pw - 1) * t + 1) - pw * t) if pw is not None else x.sigmoid() - t) * scale
+        if nt:
+            gt = (((1 - pw) * log_sigmoid_tensor(x) - x) if pw is not None else -x) * scale
+        return gx, gt, None, None, None
+
+    @staticmethod
+    def backward_raw(ctx, be, g):
+        x, t = ctx.saved_arrays()
+        nx, nt = ctx.needs_input_grad[:2]
+        scale = _scale_array(be, g, ctx.reduction, ctx.n)
+        if ctx.weight is not None:
+            scale = be.mul(scale, ctx.weight)
+        pw = ctx.pos_weight
+        gx = gt = None
+        if nx:
+            s = be.sigmoid(x)
+            d = (be.sub(be.mul(s, be.add(be.mul(be.sub(pw, 1.0), t), 1.0)), be.mul(pw, t))
+                 if pw is not None else be.sub(s, t))
+            gx = be.mul(d, scale)
+        if nt:
+            if pw is None:
+                d = be.neg(x)
+            else:
+                ls = be.sub(be.minimum(x, 0), log1p_array(be, be.exp(be.neg(be.abs(x)))))
+                d = be.sub(be.mul(be.sub(1.0, pw), ls), x)
+            gt = be.mul(d, scale)
+        return gx, gt, None, None, None
+
+
+def binary_cross_entropy_with_logits(input, target, weight, reduction, pos_weight):
+    reduction = check_reduction(reduction)
+    _same_device(input, target, weight, pos_weight)
+    shape = input._data.shape
+    if target._data.shape != shape:
+        raise ValueError(f"Target size ({_size(target)}) must be the same as input size ({_size(input)})")
+    if input._data.dtype.kind != "f":
+        raise NotImplementedError(f"\"log_sigmoid_cpu\" not implemented for '{_dtype_name(input)}'")
+    if target._data.dtype.kind != "f":
+        raise RuntimeError(f"result type {_dtype_name(input)} can't be cast to the desired output type "
+                           f"{_dtype_name(target)}")
+    dt = input.dtype
+    for t in (target, weight, pos_weight):
+        if t is not None:
+            dt = promote_types(dt, t.dtype)
+    if pos_weight is not None:
+        broadcast_shape(pos_weight._data.shape, target._data.shape)
+        _no_weight_grad("binary_cross_entropy_with_logits", "pos_weight", pos_weight)
+    if weight is not None:
+        out = broadcast_shape(shape, weight._data.shape)
+        if out != shape:
+            raise RuntimeError(f"output with shape {list(shape)} doesn't match the broadcast shape {list(out)}")
+        _no_weight_grad("binary_cross_entropy_with_logits", "weight", weight)
+    input, target = input.to(dt), target.to(dt)
+    w = weight.to(dt)._data if weight is not None else None
+    pw = pos_weight.to(dt)._data if pos_weight is not None else None
+    return BinaryCrossEntropyWithLogits.apply(input, target, w, pw, reduction)
+

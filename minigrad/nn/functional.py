@@ -1,0 +1,221 @@
+"""minigrad.nn.functional: torch.nn.functional's names (linear, activations, dropout, losses).
+
+Signatures, defaults, results, gradients and error messages follow torch. Each loss and
+linear is one fused node (minigrad/ops/loss.py, minigrad/ops/nn_ops.py); the functions here
+handle torch's argument conventions (legacy size_average/reduce, inplace=, dim=None).
+"""
+import warnings
+
+from ..autograd.function import apply_unary
+from ..ops import loss as _loss, nn_ops as _nn
+from ..ops.elementwise import Relu as _Relu
+from ..ops.inplace import inplace as _inplace
+from ..tensor import Tensor, _make
+
+__all__ = ["linear", "relu", "leaky_relu", "sigmoid", "tanh", "softmax", "log_softmax", "dropout", "elu",
+           "softplus", "gelu", "mse_loss", "l1_loss", "smooth_l1_loss", "huber_loss", "cross_entropy",
+           "nll_loss", "binary_cross_entropy", "binary_cross_entropy_with_logits"]
+
+
+def _tensor(x, fn, arg="input", pos=1):
+    if not isinstance(x, Tensor):
+        raise TypeError(f"{fn}(): argument '{arg}' (position {pos}) must be Tensor, not {type(x).__name__}")
+    return x
+
+
+def _legacy_reduction(size_average, reduce):
+    """torch's mapping of the deprecated size_average/reduce flags to a reduction, with its warning."""
+    size_average = True if size_average is None else size_average
+    reduce = True if reduce is None else reduce
+    ret = "mean" if size_average and reduce else "sum" if reduce else "none"
+    warnings.warn(f"size_average and reduce args will be deprecated, please use reduction='{ret}' instead.",
+                  stacklevel=3)
+    return ret
+
+
+# ---- linear and activations ---------------------------------------------------------------------
+
+linear = _nn.linear
+
+
+def relu(input, inplace=False):
+    _tensor(input, "relu")
+    if inplace:
+        return _inplace(input, lambda t: apply_unary(_Relu, t))
+    return apply_unary(_Relu, input)
+
+
+def leaky_relu(input, negative_slope=0.01, inplace=False):
+    _tensor(input, "leaky_relu")
+    if inplace:
+        return _inplace(input, lambda t: _nn.leaky_relu(t, negative_slope, True))
+    return _nn.leaky_relu(input, negative_slope)
+
+
+def elu(input, alpha=1.0, inplace=False):
+    _tensor(input, "elu")
+    if inplace:
+        return _inplace(input, lambda t: _nn.elu(t, alpha, True))
+    return _nn.elu(input, alpha)
+
+
+def softplus(input, beta=1.0, threshold=20.0):
+    return _nn.softplus(_tensor(input, "softplus"), beta, threshold)
+
+
+def gelu(input, approximate="none"):
+    """Only approximate='tanh': the exact form needs erf, which no backend primitive provides."""
+    _tensor(input, "gelu")
+    if approximate == "tanh":
+        return _nn.gelu_tanh(input)
+    if approximate == "none":
+        raise NotImplementedError("minigrad's gelu supports only approximate='tanh' (the exact form "
+                                  "needs erf, which minigrad's backends do not provide)")
+    raise RuntimeError("approximate argument must be either none or tanh.")
+
+
+def sigmoid(input):
+    return _tensor(input, "sigmoid").sigmoid()
+
+
+def tanh(input):
+    return _tensor(input, "tanh").tanh()
+
+
+def _softmax_dim(name, ndim, stacklevel):
+    warnings.warn(f"Implicit dimension choice for {name} has been deprecated. Change the call to include "
+                  "dim=X as an argument.", stacklevel=stacklevel)
+    return 0 if ndim in (0, 1, 3) else 1
+
+
+def softmax(input, dim=None, _stacklevel=3, dtype=None):
+    _tensor(input, "softmax")
+    if dim is None:
+        dim = _softmax_dim("softmax", input._data.ndim, _stacklevel)
+    return input.softmax(dim, dtype)
+
+
+def log_softmax(input, dim=None, _stacklevel=3, dtype=None):
+    _tensor(input, "log_softmax")
+    if dim is None:
+        dim = _softmax_dim("log_softmax", input._data.ndim, _stacklevel)
+    return input.log_softmax(dim, dtype)
+
+
+def dropout(input, p=0.5, training=True, inplace=False):
+    """Zero each element with probability p and scale the rest by 1 / (1 - p), from the backend's
+    random generator (minigrad.manual_seed makes it reproducible)."""
+    _tensor(input, "dropout")
+    if p < 0.0 or p > 1.0:
+        raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
+    x = input._data
+    if not training or p == 0 or x.size == 0:
+        return input  # torch returns the input itself here
+    if x.dtype.kind != "f":
+        raise RuntimeError(f"result type Float can't be cast to the desired output type "
+                           f"{input.dtype._legacy[:-6]}")
+    be = input._device.backend
+    if p == 1:
+        noise = be.zeros((), x.dtype)
+    else:
+        keep = 1.0 - p
+        noise = be.div(be.astype(be.lt(be.rand(x.shape, x.dtype), keep), x.dtype), keep)
+    noise = _make(noise, input._device)
+    return input.mul_(noise) if inplace else input * noise
+
+
+# ---- regression losses ---------------------------------------------------------------------------
+
+def _invalid_mode(reduction):
+    return ValueError(f"Invalid reduction mode: {reduction}. Expected one of 'none', 'mean', 'sum'.")
+
+
+def _weighted(elem, weight, input, reduction, mean_by_weight=True):
+    """torch's weighted regression losses: elementwise loss times weight, then reduced ('mean'
+    divides by the sum of the weights for mse/l1, by the element count for huber)."""
+    _tensor(weight, "loss", "weight")
+    if weight._data.shape != input._data.shape:
+        raise ValueError("Weights and input must have the same size.")
+    out = elem * weight
+    if reduction == "none":
+        return out
+    if reduction == "sum":
+        return out.sum()
+    if reduction == "mean":
+        return out.sum() / weight.sum() if mean_by_weight else out.mean()
+    raise _invalid_mode(reduction)
+
+
+def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None):
+    if size_average is not None or reduce is not None:
+        reduction = _legacy_reduction(size_average, reduce)
+    if weight is None:
+        return _loss.mse_loss(input, target, reduction)
+    input, target = _loss.regression_operands(input, target, "mse_loss")
+    return _weighted(_loss.mse_loss(input, target, "none"), weight, input, reduction)
+
+
+def l1_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None):
+    if size_average is not None or reduce is not None:
+        reduction = _legacy_reduction(size_average, reduce)
+    input, target = _loss.regression_operands(input, target, "l1_loss", floating=False)
+    elem = (input - target).abs()  # torch composes l1 the same way (AbsBackward0, MeanBackward0)
+    if weight is not None:
+        return _weighted(elem, weight, input, reduction)
+    reduction = _loss.check_reduction(reduction)
+    return elem if reduction == "none" else elem.sum() if reduction == "sum" else elem.mean()
+
+
+def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mean", beta=1.0):
+    if size_average is not None or reduce is not None:
+        reduction = _legacy_reduction(size_average, reduce)
+    return _loss.smooth_l1_loss(input, target, _loss.check_reduction(reduction), beta)
+
+
+def huber_loss(input, target, reduction="mean", delta=1.0, weight=None):
+    if weight is None:
+        return _loss.huber_loss(input, target, _loss.check_reduction(reduction), delta)
+    input, target = _loss.regression_operands(input, target, "huber_loss")
+    return _weighted(_loss.huber_loss(input, target, "none", delta), weight, input, reduction,
+                     mean_by_weight=False)
+
+
+# ---- classification losses ------------------------------------------------------------------------
+
+def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None,
+                  reduction="mean", label_smoothing=0.0):
+    """Class indices (input (N, C, ...) or (C,), target (N, ...) or ()) or class probabilities
+    (target shaped like input); one fused node either way."""
+    if size_average is not None or reduce is not None:
+        reduction = _legacy_reduction(size_average, reduce)
+    _tensor(input, "cross_entropy")
+    _tensor(target, "cross_entropy", "target", 2)
+    if target._data.shape == input._data.shape:
+        return _loss.prob_cross_entropy(input, target, weight, ignore_index, reduction, label_smoothing)
+    return _loss.class_nll(input, target, weight, ignore_index, reduction, label_smoothing)
+
+
+def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None,
+             reduction="mean"):
+    if size_average is not None or reduce is not None:
+        reduction = _legacy_reduction(size_average, reduce)
+    _tensor(input, "nll_loss")
+    _tensor(target, "nll_loss", "target", 2)
+    return _loss.class_nll(input, target, weight, ignore_index, reduction, logits=False)
+
+
+def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=None, reduction="mean"):
+    if size_average is not None or reduce is not None:
+        reduction = _legacy_reduction(size_average, reduce)
+    _tensor(input, "binary_cross_entropy")
+    _tensor(target, "binary_cross_entropy", "target", 2)
+    return _loss.binary_cross_entropy(input, target, weight, reduction)
+
+
+def binary_cross_entropy_with_logits(input, target, weight=None, size_average=None, reduce=None,
+                                     reduction="mean", pos_weight=None):
+    if size_average is not None or reduce is not None:
+        reduction = _legacy_reduction(size_average, reduce)
+    _tensor(input, "binary_cross_entropy_with_logits")
+    _tensor(target, "binary_cross_entropy_with_logits", "target", 2)
+    return _loss.binary_cross_entropy_with_logits(input, target, weight, reduction, pos_weight)

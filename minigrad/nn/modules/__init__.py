@@ -1,0 +1,12 @@
+"""The Module classes of minigrad.nn."""
+from .module import Module
+from .linear import Identity, Linear
+from .activation import ReLU, LeakyReLU, Sigmoid, Tanh, Softmax, LogSoftmax
+from .misc import Flatten, Dropout
+from .container import Sequential, ModuleList, ModuleDict
+from .loss import (MSELoss, L1Loss, SmoothL1Loss, CrossEntropyLoss, NLLLoss, BCELoss,
+                   BCEWithLogitsLoss)
+
+__all__ = ["Module", "Identity", "Linear", "ReLU", "LeakyReLU", "Sigmoid", "Tanh", "Softmax",
+           "LogSoftmax", "Flatten", "Dropout", "Sequential", "ModuleList", "ModuleDict", "MSELoss",
+           "L1Loss", "SmoothL1Loss", "CrossEntropyLoss", "NLLLoss", "BCELoss", "BCEWithLogitsLoss"]

@@ -1,0 +1,41 @@
+"""nn.Parameter: a leaf tensor that a Module registers as one of its parameters."""
+from ..tensor import Tensor
+
+
+class Parameter(Tensor):
+    """A Tensor that, assigned as a Module attribute, is registered in `parameters()`.
+
+    `Parameter(t)` shares t's memory (as torch's does) and is a leaf requiring grad by default.
+    """
+
+    def __new__(cls, data=None, requires_grad=True):
+        if data is None:
+            from ..creation import empty
+            data = empty(0)
+        if not isinstance(data, Tensor):
+            raise TypeError(f"Parameter(): argument 'data' must be Tensor, not {type(data).__name__}")
+        p = object.__new__(cls)
+        p._data, p._device = data._data, data._device
+        if data._vc is None:
+            data._vc = [0, 0]
+        p._vc = data._vc
+        p.requires_grad = requires_grad
+        return p
+
+    def __init__(self, data=None, requires_grad=True):
+        pass
+
+    def __repr__(self):
+        return "Parameter containing:\n" + super().__repr__()
+
+    __str__ = __repr__
+
+    def __reduce_ex__(self, protocol):
+        return (Parameter, (self.detach(), self._requires_grad))
+
+    def __deepcopy__(self, memo):
+        if id(self) in memo:
+            return memo[id(self)]
+        p = Parameter(self.detach().clone(), self._requires_grad)
+        memo[id(self)] = p
+        return p
