@@ -27,4 +27,4 @@ __version__ = "0.1.0"
 
 
 # the layers above the tensor (they import the names above)
-from . import nn  # noqa: E402,F401  (torch.nn)
+from . import nn, optim  # noqa: E402,F401  (torch.nn, torch.optim)

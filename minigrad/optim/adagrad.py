@@ -1,0 +1,88 @@
+"""Adagrad: per-element learning rates from the running sum of squared gradients."""
+from ..autograd.grad_mode import enable_grad
+from ..tensor import Tensor
+from .optimizer import Optimizer, _bump, _check_scalar_tensor, _increment, _scalar, _step_tensor, _zeros_like
+
+
+class Adagrad(Optimizer):
+    """torch.optim.Adagrad, with the same arguments, defaults, state names and update:
+
+        g = grad (negated if maximize) + weight_decay * p
+        clr = lr / (1 + (t - 1) * lr_decay)
+        sum += g * g;  p -= clr * g / (sqrt(sum) + eps)
+    The state ("step", "sum" = initial_accumulator_value) exists from construction on, as in torch.
+    """
+
+    def __init__(self, params, lr=1e-2, lr_decay=0, weight_decay=0, initial_accumulator_value=0, eps=1e-10,
+                 foreach=None, *, maximize=False, differentiable=False, fused=None):
+        _check_scalar_tensor(lr, "lr")
+        if not 0.0 <= lr:
+            raise ValueError(f"Invalid learning rate: {lr}")
+        if not 0.0 <= lr_decay:
+            raise ValueError(f"Invalid lr_decay value: {lr_decay}")
+        if not 0.0 <= weight_decay:
+            raise ValueError(f"Invalid weight_decay value: {weight_decay}")
+        if not 0.0 <= initial_accumulator_value:
+            raise ValueError(f"Invalid initial_accumulator_value value: {initial_accumulator_value}")
+        if not 0.0 <= eps:
+            raise ValueError(f"Invalid epsilon value: {eps}")
+        if differentiable:
+            raise NotImplementedError("differentiable=True is not supported by minigrad.optim")
+        defaults = {"lr": lr, "lr_decay": lr_decay, "eps": eps, "weight_decay": weight_decay,
+                    "initial_accumulator_value": initial_accumulator_value, "foreach": foreach,
+                    "maximize": maximize, "differentiable": differentiable, "fused": fused}
+        super().__init__(params, defaults)
+        if fused and foreach:
+            raise RuntimeError("`fused` and `foreach` cannot be `True` together.")
+        for group in self.param_groups:
+            for p in group["params"]:
+                self._init_state(p, initial_accumulator_value)
+
+    def _init_state(self, p, initial_accumulator_value):
+        state = self.state[p]
+        state["step"] = _step_tensor()
+        state["sum"] = _zeros_like(p, initial_accumulator_value)
+
+    def __setstate__(self, state):
+        super().__setstate__(state)
+        for group in self.param_groups:
+            group.setdefault("foreach", None)
+            group.setdefault("maximize", False)
+            group.setdefault("differentiable", False)
+            group.setdefault("fused", None)
+        for s in self.state.values():
+            if isinstance(s, dict) and "step" in s and not isinstance(s["step"], Tensor):
+                s["step"] = _step_tensor(float(s["step"]))
+
+    def step(self, closure=None):
+        """Perform a single optimization step; returns closure()'s loss when a closure is given."""
+        loss = None
+        if closure is not None:
+            with enable_grad():
+                loss = closure()
+        for group in self.param_groups:
+            lr = _scalar(group["lr"])
+            lr_decay = group["lr_decay"]
+            eps = group["eps"]
+            weight_decay = group["weight_decay"]
+            maximize = group["maximize"]
+            for p in group["params"]:
+                g = p._grad
+                if g is None:
+                    continue
+                be = p._device.backend
+                state = self.state[p]
+                if len(state) == 0:  # a parameter of a group added after construction
+                    self._init_state(p, group["initial_accumulator_value"])
+                step = _increment(state["step"])
+                d = be.neg(g._data) if maximize else g._data
+                if weight_decay != 0:
+                    d = be.add(d, be.mul(p._data, weight_decay))
+                clr = lr / (1 + (step - 1) * lr_decay)
+                state_sum = state["sum"]._data
+                be.binary_inplace("add", state_sum, be.mul(d, d))
+                std = be.sqrt(state_sum)
+                be.binary_inplace("add", std, eps)
+                be.binary_inplace("add", p._data, be.div(be.mul(d, -clr), std))
+                _bump(p)
+        return loss

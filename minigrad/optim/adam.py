@@ -1,0 +1,126 @@
+"""Adam and AdamW (Adam with decoupled weight decay): one update, two sets of defaults."""
+from ..autograd.grad_mode import enable_grad
+from ..tensor import Tensor
+from .optimizer import (Optimizer, _bump, _check_scalar_tensor, _increment, _lerp_, _scalar, _step_tensor,
+                        _zeros_like)
+
+
+class Adam(Optimizer):
+    """torch.optim.Adam, with the same arguments, defaults, state names and update:
+
+        g = grad (negated if maximize), plus weight_decay * p (or p *= 1 - lr * weight_decay
+            first when decoupled_weight_decay, which is AdamW)
+        exp_avg = lerp(exp_avg, g, 1 - beta1); exp_avg_sq = beta2 * exp_avg_sq + (1 - beta2) * g * g
+        p -= lr / (1 - beta1**t) * exp_avg / (sqrt(v) / sqrt(1 - beta2**t) + eps)
+    where v is exp_avg_sq, or its running maximum max_exp_avg_sq with amsgrad.
+    """
+
+    def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0, amsgrad=False, *,
+                 foreach=None, maximize=False, capturable=False, differentiable=False, fused=None,
+                 decoupled_weight_decay=False):
+        _check_scalar_tensor(lr, "lr")
+        if not 0.0 <= lr:
+            raise ValueError(f"Invalid learning rate: {lr}")
+        if not 0.0 <= eps:
+            raise ValueError(f"Invalid epsilon value: {eps}")
+        if not 0.0 <= betas[0] < 1.0:
+            raise ValueError(f"Invalid beta parameter at index 0: {betas[0]}")
+        if not 0.0 <= betas[1] < 1.0:
+            raise ValueError(f"Invalid beta parameter at index 1: {betas[1]}")
+        if not 0.0 <= weight_decay:
+            raise ValueError(f"Invalid weight_decay value: {weight_decay}")
+        if not ((isinstance(betas[0], float) and isinstance(betas[1], float))
+                or (isinstance(betas[0], Tensor) and isinstance(betas[1], Tensor))):
+            raise ValueError("betas must be either both floats or both Tensors")
+        _check_scalar_tensor(betas[0], "betas[0]")
+        _check_scalar_tensor(betas[1], "betas[1]")
+        if differentiable:
+            raise NotImplementedError("differentiable=True is not supported by minigrad.optim")
+        defaults = {"lr": lr, "betas": tuple(betas), "eps": eps, "weight_decay": weight_decay,
+                    "amsgrad": amsgrad, "maximize": maximize, "foreach": foreach, "capturable": capturable,
+                    "differentiable": differentiable, "fused": fused,
+                    "decoupled_weight_decay": decoupled_weight_decay}
+        super().__init__(params, defaults)
+        if fused and foreach:
+            raise RuntimeError("`fused` and `foreach` cannot be `True` together.")
+
+    def __setstate__(self, state):
+        super().__setstate__(state)
+        for group in self.param_groups:
+            group.setdefault("amsgrad", False)
+            group.setdefault("maximize", False)
+            group.setdefault("foreach", None)
+            group.setdefault("capturable", False)
+            group.setdefault("differentiable", False)
+            group.setdefault("decoupled_weight_decay", False)
+            group.setdefault("fused", None)
+            for p in group["params"]:
+                p_state = self.state.get(p, {})
+                if len(p_state) != 0 and not isinstance(p_state["step"], Tensor):
+                    p_state["step"] = _step_tensor(float(p_state["step"]))
+
+    def step(self, closure=None):
+        """Perform a single optimization step; returns closure()'s loss when a closure is given."""
+        loss = None
+        if closure is not None:
+            with enable_grad():
+                loss = closure()
+        for group in self.param_groups:
+            lr = _scalar(group["lr"])
+            beta1, beta2 = (_scalar(b) for b in group["betas"])
+            eps = group["eps"]
+            weight_decay = group["weight_decay"]
+            decoupled = group["decoupled_weight_decay"]
+            amsgrad = group["amsgrad"]
+            maximize = group["maximize"]
+            for p in group["params"]:
+                g = p._grad
+                if g is None:
+                    continue
+                be = p._device.backend
+                state = self.state[p]
+                if len(state) == 0:
+                    state["step"] = _step_tensor()
+                    state["exp_avg"] = _zeros_like(p)
+                    state["exp_avg_sq"] = _zeros_like(p)
+                    if amsgrad:
+                        state["max_exp_avg_sq"] = _zeros_like(p)
+                step = _increment(state["step"])
+                d = be.neg(g._data) if maximize else g._data
+                if weight_decay != 0:
+                    if decoupled:
+                        be.binary_inplace("mul", p._data, 1 - lr * weight_decay)
+                        _bump(p)
+                    else:
+                        d = be.add(d, be.mul(p._data, weight_decay))
+                m = state["exp_avg"]._data
+                v = state["exp_avg_sq"]._data
+                _lerp_(be, m, d, 1 - beta1)
+                be.binary_inplace("mul", v, beta2)
+                be.binary_inplace("add", v, be.mul(be.mul(d, 1 - beta2), d))
+
+                step_size = lr / (1 - beta1 ** step)
+                bias_correction2_sqrt = (1 - beta2 ** step) ** 0.5
+                if amsgrad:
+                    vmax = state["max_exp_avg_sq"]._data
+                    be.copyto(vmax, be.maximum(vmax, v))
+                    v = vmax
+                denom = be.add(be.div(be.sqrt(v), bias_correction2_sqrt), eps)
+                be.binary_inplace("add", p._data, be.div(be.mul(m, -step_size), denom))
+                _bump(p)
+        return loss
+
+
+class AdamW(Adam):
+    """torch.optim.AdamW: Adam whose weight decay shrinks the parameters directly (default 1e-2)."""
+
+    def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=1e-2, amsgrad=False, *,
+                 maximize=False, foreach=None, capturable=False, differentiable=False, fused=None):
+        super().__init__(params, lr, betas, eps, weight_decay, amsgrad, foreach=foreach, maximize=maximize,
+                         capturable=capturable, differentiable=differentiable, fused=fused,
+                         decoupled_weight_decay=True)
+
+    def __setstate__(self, state):
+        super().__setstate__(state)
+        for group in self.param_groups:
+            group["decoupled_weight_decay"] = True

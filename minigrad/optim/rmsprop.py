@@ -1,0 +1,101 @@
+"""RMSprop: divide the gradient by a running root mean square of recent gradients."""
+from ..autograd.grad_mode import enable_grad
+from ..tensor import Tensor
+from .optimizer import Optimizer, _bump, _check_scalar_tensor, _increment, _lerp_, _scalar, _step_tensor, _zeros_like
+
+
+class RMSprop(Optimizer):
+    """torch.optim.RMSprop, with the same arguments, defaults, state names and update:
+
+        g = grad (negated if maximize) + weight_decay * p
+        square_avg = alpha * square_avg + (1 - alpha) * g * g
+        avg = sqrt(square_avg - grad_avg**2) with centered (grad_avg = lerp(grad_avg, g, 1 - alpha)),
+              else sqrt(square_avg); then avg += eps
+        buf = momentum * buf + g / avg; p -= lr * buf     (momentum > 0)
+        p -= lr * g / avg                                 (otherwise)
+    """
+
+    def __init__(self, params, lr=1e-2, alpha=0.99, eps=1e-8, weight_decay=0, momentum=0, centered=False,
+                 capturable=False, foreach=None, maximize=False, differentiable=False):
+        _check_scalar_tensor(lr, "lr")
+        if not 0.0 <= lr:
+            raise ValueError(f"Invalid learning rate: {lr}")
+        if not 0.0 <= eps:
+            raise ValueError(f"Invalid epsilon value: {eps}")
+        if not 0.0 <= momentum:
+            raise ValueError(f"Invalid momentum value: {momentum}")
+        if not 0.0 <= weight_decay:
+            raise ValueError(f"Invalid weight_decay value: {weight_decay}")
+        if not 0.0 <= alpha:
+            raise ValueError(f"Invalid alpha value: {alpha}")
+        if differentiable:
+            raise NotImplementedError("differentiable=True is not supported by minigrad.optim")
+        defaults = {"lr": lr, "momentum": momentum, "alpha": alpha, "eps": eps, "centered": centered,
+                    "weight_decay": weight_decay, "capturable": capturable, "foreach": foreach,
+                    "maximize": maximize, "differentiable": differentiable}
+        super().__init__(params, defaults)
+
+    def __setstate__(self, state):
+        super().__setstate__(state)
+        for group in self.param_groups:
+            group.setdefault("momentum", 0)
+            group.setdefault("centered", False)
+            group.setdefault("foreach", None)
+            group.setdefault("maximize", False)
+            group.setdefault("differentiable", False)
+            group.setdefault("capturable", False)
+            for p in group["params"]:
+                p_state = self.state.get(p, {})
+                if len(p_state) != 0 and not isinstance(p_state["step"], Tensor):
+                    p_state["step"] = _step_tensor(float(p_state["step"]))
+
+    def step(self, closure=None):
+        """Perform a single optimization step; returns closure()'s loss when a closure is given."""
+        loss = None
+        if closure is not None:
+            with enable_grad():
+                loss = closure()
+        for group in self.param_groups:
+            lr = _scalar(group["lr"])
+            alpha = group["alpha"]
+            eps = group["eps"]
+            weight_decay = group["weight_decay"]
+            momentum = group["momentum"]
+            centered = group["centered"]
+            maximize = group["maximize"]
+            for p in group["params"]:
+                g = p._grad
+                if g is None:
+                    continue
+                be = p._device.backend
+                state = self.state[p]
+                if len(state) == 0:
+                    state["step"] = _step_tensor()
+                    state["square_avg"] = _zeros_like(p)
+                    if momentum > 0:
+                        state["momentum_buffer"] = _zeros_like(p)
+                    if centered:
+                        state["grad_avg"] = _zeros_like(p)
+                _increment(state["step"])
+                d = be.neg(g._data) if maximize else g._data
+                if weight_decay != 0:
+                    d = be.add(d, be.mul(p._data, weight_decay))
+                square_avg = state["square_avg"]._data
+                be.binary_inplace("mul", square_avg, alpha)
+                be.binary_inplace("add", square_avg, be.mul(be.mul(d, 1 - alpha), d))
+                if centered:
+                    grad_avg = state["grad_avg"]._data
+                    _lerp_(be, grad_avg, d, 1 - alpha)
+                    avg = be.sqrt(be.sub(square_avg, be.mul(grad_avg, grad_avg)))
+                else:
+                    avg = be.sqrt(square_avg)
+                be.binary_inplace("add", avg, eps)
+                if momentum > 0:
+                    buf = state["momentum_buffer"]._data
+                    be.binary_inplace("mul", buf, momentum)
+                    be.binary_inplace("add", buf, be.div(d, avg))
+                    be.binary_inplace("sub", p._data, be.mul(buf, lr))
+                else:
+                    be.binary_inplace("add", p._data, be.div(be.mul(d, -lr), avg))
+                _bump(p)
+        return loss

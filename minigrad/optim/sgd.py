@@ -1,0 +1,100 @@
+"""SGD: stochastic gradient descent, optionally with momentum, Nesterov momentum and weight decay."""
+from ..autograd.grad_mode import enable_grad
+from ..tensor import _make
+from .optimizer import Optimizer, _bump, _check_scalar_tensor, _scalar
+
+
+class SGD(Optimizer):
+    """torch.optim.SGD, with the same arguments, defaults, state names and update:
+
+        g = grad (negated if maximize) + weight_decay * p
+        buf = g (first step), else momentum * buf + (1 - dampening) * g
+        g = g + momentum * buf if nesterov else buf      (when momentum != 0)
+        p -= lr * g
+    """
+
+    def __init__(self, params, lr=1e-3, momentum=0, dampening=0, weight_decay=0, nesterov=False, *,
+                 maximize=False, foreach=None, differentiable=False, fused=None):
+        _check_scalar_tensor(lr, "lr")
+        if lr < 0.0:
+            raise ValueError(f"Invalid learning rate: {lr}")
+        if momentum < 0.0:
+            raise ValueError(f"Invalid momentum value: {momentum}")
+        if weight_decay < 0.0:
+            raise ValueError(f"Invalid weight_decay value: {weight_decay}")
+        if differentiable:
+            raise NotImplementedError("differentiable=True is not supported by minigrad.optim")
+        defaults = {"lr": lr, "momentum": momentum, "dampening": dampening, "weight_decay": weight_decay,
+                    "nesterov": nesterov, "maximize": maximize, "foreach": foreach,
+                    "differentiable": differentiable, "fused": fused}
+        if nesterov and (momentum <= 0 or dampening != 0):
+            raise ValueError("Nesterov momentum requires a momentum and zero dampening")
+        super().__init__(params, defaults)
+        if fused and foreach:
+            raise RuntimeError("`fused` and `foreach` cannot be `True` together.")
+
+    def __setstate__(self, state):
+        super().__setstate__(state)
+        for group in self.param_groups:
+            group.setdefault("nesterov", False)
+            group.setdefault("maximize", False)
+            group.setdefault("foreach", None)
+            group.setdefault("differentiable", False)
+            group.setdefault("fused", False)
+
+    def step(self, closure=None):
+        """Perform a single optimization step; returns closure()'s loss when a closure is given."""
+        loss = None
+        if closure is not None:
+            with enable_grad():
+                loss = closure()
+        for group in self.param_groups:
+            lr = group["lr"]
+            if lr.__class__ is not float:
+                lr = _scalar(lr)
+            if group["momentum"] or group["weight_decay"]:
+                self._general_step(group, lr)
+                continue
+            if group["maximize"]:
+                lr = -lr  # p + lr * g is p - (-lr) * g, bit for bit
+            # the plain update: one scaled copy of the gradient, subtracted in place
+            for p in group["params"]:
+                g = p._grad
+                if g is None:
+                    continue
+                be = p._device.backend
+                be.binary_inplace("sub", p._data, be.mul(g._data, lr))
+                vc = p._vc
+                if vc is None:
+                    p._vc = [1, 0]
+                else:
+                    vc[0] += 1
+        return loss
+
+    def _general_step(self, group, lr):
+        momentum = group["momentum"]
+        weight_decay = group["weight_decay"]
+        dampening = group["dampening"]
+        nesterov = group["nesterov"]
+        maximize = group["maximize"]
+        state = self.state
+        for p in group["params"]:
+            g = p._grad
+            if g is None:
+                continue
+            be = p._device.backend
+            d = be.neg(g._data) if maximize else g._data
+            if weight_decay:
+                d = be.add(d, be.mul(p._data, weight_decay))
+            if momentum:
+                param_state = state[p]
+                buf = param_state.get("momentum_buffer")
+                if buf is None:
+                    param_state["momentum_buffer"] = buf = _make(be.copy(d), p._device)
+                else:
+                    b = buf._data
+                    be.binary_inplace("mul", b, momentum)
+                    be.binary_inplace("add", b, d if dampening == 0 else be.mul(d, 1 - dampening))
+                d = be.add(d, be.mul(buf._data, momentum)) if nesterov else buf._data
+            be.binary_inplace("sub", p._data, be.mul(d, lr))
+            _bump(p)
