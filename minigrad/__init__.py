@@ -27,4 +27,5 @@ __version__ = "0.1.0"
 
 
 # the layers above the tensor (they import the names above)
-from . import nn, optim  # noqa: E402,F401  (torch.nn, torch.optim)
+from .serialization import save, load  # noqa: E402
+from . import nn, optim, utils  # noqa: E402,F401  (torch.nn, torch.optim, torch.utils.data)

@@ -1,0 +1,397 @@
+"""minigrad.save and minigrad.load: tensors and the containers checkpoints are made of.
+
+A file is a zip archive (NumPy's .npz layout): one .npy entry per array, plus a JSON index,
+`minigrad_index.json`, that describes the saved object and points at the arrays. Loading reads
+the index as JSON and the arrays with `allow_pickle=False`, so a file, whoever wrote it, can
+never run code. What can be saved: tensors (nn.Parameter included), NumPy arrays and scalars,
+dict / OrderedDict / list / tuple / torch.Size, None, bool, int, float, str, bytes, and
+minigrad dtypes and devices -- which covers model, optimizer and scheduler state_dicts.
+
+A tensor is saved as its data (no autograd history), dtype, shape, device and requires_grad;
+an nn.Parameter is loaded back as an nn.Parameter. One tensor object saved in two places is
+loaded as one tensor object; distinct tensors that share memory (views) are loaded as copies.
+"""
+import base64
+import io
+import json
+import os
+import zipfile
+from collections import OrderedDict
+
+import numpy as np
+
+from . import dtypes as _dt
+from .devices import CPU, canonical, device as _device_cls
+from .tensor import Size, Tensor, _make
+
+_INDEX = "minigrad_index.json"
+_ZIP_MAGIC = b"PK\x03\x04"
+_FORMAT = "minigrad.save"
+_VERSION = 1
+_KEY_TYPES = (type(None), bool, int, float, str, bytes, tuple, np.generic)
+_DTYPES = {d.name: d for d in _dt.ALL}
+
+
+def _parameter_class():
+    from .nn.parameter import Parameter  # imported here: nn sits above this module
+    return Parameter
+
+
+# ---- save -------------------------------------------------------------------------------------
+
+class _Encoder:
+    """Turns an object into a JSON-able description, collecting its arrays on the way."""
+
+    def __init__(self):
+        self.arrays = []      # (entry name, host ndarray)
+        self.tensors = []     # the index's tensor table
+        self._memo = {}       # id(tensor or ndarray) -> its node, so a shared object is saved once
+        self._keep = []       # the memoized objects, so their ids stay unique while encoding
+        self._open = set()    # ids of the containers being encoded, to catch reference cycles
+
+    def _array(self, host):
+        name = f"a{len(self.arrays)}"
+        self.arrays.append((name, host if host.flags.c_contiguous else host.copy(order="C")))
+        return name
+
+    def encode(self, obj, where):
+        if obj is None:
+            return {"type": "none"}
+        if isinstance(obj, bool):
+            return {"type": "bool", "value": obj}
+        if isinstance(obj, Tensor):
+            return self._tensor(obj)
+        if isinstance(obj, np.ndarray):
+            return self._ndarray(obj, where)
+        if isinstance(obj, np.generic):
+            return {"type": "numpy_scalar", "of": self._ndarray(np.asarray(obj), where)}
+        if isinstance(obj, int):
+            return {"type": "int", "value": int(obj)}
+        if isinstance(obj, float):
+            return {"type": "float", "value": float(obj)}
+        if isinstance(obj, str):
+            return {"type": "str", "value": str(obj)}
+        if isinstance(obj, bytes):
+            return {"type": "bytes", "value": base64.b64encode(obj).decode("ascii")}
+        if isinstance(obj, _dt.dtype):
+            return {"type": "dtype", "value": obj.name}
+        if isinstance(obj, _device_cls):
+            return {"type": "device", "value": str(obj)}
+        if isinstance(obj, (list, tuple, dict)):
+            if id(obj) in self._open:
+                raise ValueError(f"minigrad.save: the object contains itself (a reference cycle at {where})")
+            self._open.add(id(obj))
+            try:
+                return self._container(obj, where)
+            finally:
+                self._open.discard(id(obj))
+        raise TypeError(f"minigrad.save: cannot save an object of type {type(obj).__name__} (at {where}); "
+                        "supported: tensors, NumPy arrays, dict, OrderedDict, list, tuple, None, bool, "
+                        "int, float, str, bytes, dtypes and devices")
+
+    def _container(self, obj, where):
+        if isinstance(obj, dict):
+            items = []
+            for k, v in obj.items():
+                if not isinstance(k, _KEY_TYPES):
+                    raise TypeError(f"minigrad.save: cannot save a dict key of type {type(k).__name__} "
+                                    f"(at {where}); keys may be None, bool, int, float, str, bytes or tuples")
+                items.append([self.encode(k, where), self.encode(v, f"{where}[{k!r}]")])
+            return {"type": "ordereddict" if isinstance(obj, OrderedDict) else "dict", "items": items}
+        kind = "size" if isinstance(obj, Size) else "tuple" if isinstance(obj, tuple) else "list"
+        return {"type": kind, "items": [self.encode(v, f"{where}[{i}]") for i, v in enumerate(obj)]}
+
+    def _remember(self, obj, node):
+        self._memo[id(obj)] = node
+        self._keep.append(obj)
+        return node
+
+    def _tensor(self, t):
+        if id(t) in self._memo:
+            return self._memo[id(t)]
+        host = t._device.backend.to_numpy(t._data)
+        self.tensors.append({
+            "array": self._array(host),
+            "dtype": t.dtype.name,
+            "shape": list(host.shape),
+            "device": str(t._device),
+            "requires_grad": bool(t._requires_grad),
+            "parameter": isinstance(t, _parameter_class()),
+        })
+        return self._remember(t, {"type": "tensor", "id": len(self.tensors) - 1})
+
+    def _ndarray(self, a, where):
+        if id(a) in self._memo:
+            return self._memo[id(a)]
+        if a.dtype.hasobject:
+            raise TypeError(f"minigrad.save: cannot save a NumPy array of Python objects (at {where})")
+        return self._remember(a, {"type": "ndarray", "array": self._array(a)})
+
+
+def save(obj, f, pickle_module=None, pickle_protocol=None, _use_new_zipfile_serialization=True,
+         _disable_byteorder_record=False):
+    """Save obj to f (a path or a writable binary file object). The pickle_* arguments exist so
+    that torch calls run unchanged; minigrad never pickles."""
+    enc = _Encoder()
+    index = {"format": _FORMAT, "version": _VERSION, "tensors": enc.tensors, "root": enc.encode(obj, "the root")}
+    text = json.dumps(index, separators=(",", ":"))
+    # everything is encoded before the file is opened: a failed save leaves no half-written file
+    if isinstance(f, (str, os.PathLike)):
+        with open(f, "wb") as fh:
+            _write_zip(fh, enc.arrays, text)
+    else:
+        _write_zip(f, enc.arrays, text)
+
+
+def _write_zip(fh, arrays, index_text):
+    with zipfile.ZipFile(fh, "w", zipfile.ZIP_STORED, allowZip64=True) as zf:
+        for name, host in arrays:
+            with zf.open(name + ".npy", "w", force_zip64=True) as entry:
+                np.lib.format.write_array(entry, host, allow_pickle=False)
+        # a fixed timestamp, as the array entries get: the same object always gives the same bytes
+        zf.writestr(zipfile.ZipInfo(_INDEX, date_time=(1980, 1, 1, 0, 0, 0)), index_text)
+
+
+# ---- load -------------------------------------------------------------------------------------
+
+class _Damaged(Exception):
+    """Raised inside load for anything that makes the file unreadable as ours."""
+
+
+def _describe(f):
+    if isinstance(f, (str, os.PathLike)):
+        return os.fspath(f)
+    name = getattr(f, "name", None)
+    return name if isinstance(name, str) else f"the file object {type(f).__name__}"
+
+
+def load(f, map_location=None, pickle_module=None, *, weights_only=None, mmap=None, **pickle_load_args):
+    """Load what save wrote. f: a path or a readable binary file object. map_location moves
+    tensors: a device or device string for all of them, a dict {saved location: new location}
+    such as {'cuda:0': 'cpu'}, or a callable (tensor on cpu, saved location) -> tensor or None.
+
+    Loading never executes code, so weights_only (accepted for torch compatibility) changes nothing.
+    """
+    name = _describe(f)
+    if isinstance(f, (str, os.PathLike)):
+        with open(f, "rb") as fh:
+            return _load(fh, name, map_location)
+    if not (hasattr(f, "seekable") and f.seekable()):
+        f = io.BytesIO(f.read())  # reading a zip needs to seek to its end
+    return _load(f, name, map_location)
+
+
+def _not_ours(name, why):
+    return RuntimeError(f"minigrad.load: {name} is not a file written by minigrad.save ({why})")
+
+
+def _load(fh, name, map_location):
+    start = fh.tell()
+    magic = fh.read(len(_ZIP_MAGIC))
+    fh.seek(start)
+    if isinstance(magic, str):
+        raise TypeError(f"minigrad.load: {name} is open in text mode; open it with 'rb'")
+    if not magic:
+        raise _not_ours(name, "the file is empty")
+    if len(magic) < len(_ZIP_MAGIC) and _ZIP_MAGIC.startswith(magic):
+        raise _not_ours(name, f"a truncated archive of {len(magic)} bytes")
+    if magic != _ZIP_MAGIC and magic != np.lib.format.MAGIC_PREFIX[:len(magic)]:
+        raise _not_ours(name, "it is not a zip archive")
+    try:
+        npz = np.load(fh, allow_pickle=False)
+    except (ValueError, EOFError, OSError, zipfile.BadZipFile, zipfile.LargeZipFile) as e:
+        raise _not_ours(name, f"a truncated or damaged archive: {e}") from None
+    if not isinstance(npz, np.lib.npyio.NpzFile):
+        raise _not_ours(name, "a single NumPy .npy array, not a minigrad.save archive")
+    with npz:
+        names = npz.zip.namelist()
+        if _INDEX not in npz.files:
+            hint = ("it looks like a PyTorch checkpoint written by torch.save; load it with torch and save "
+                    "its tensors as NumPy arrays" if any(n.endswith("data.pkl") for n in names)
+                    else f"a zip archive without the index entry {_INDEX}")
+            raise _not_ours(name, hint)
+        try:
+            raw = npz[_INDEX]
+            if not isinstance(raw, bytes):
+                raise _Damaged(f"the entry {_INDEX} is not JSON text")
+            index = json.loads(raw.decode("utf-8"))
+            if not isinstance(index, dict) or index.get("format") != _FORMAT:
+                raise _Damaged("its index does not name the minigrad.save format")
+            if index.get("version") != _VERSION:
+                raise _Damaged(f"format version {index.get('version')!r}; this minigrad reads version {_VERSION}")
+            dec = _Decoder(npz, index.get("tensors"), map_location)
+            dec.read_arrays()
+        except (zipfile.BadZipFile, EOFError, OSError, ValueError, RecursionError) as e:
+            raise _not_ours(name, f"damaged: {e}") from None
+        except _Damaged as e:
+            raise _not_ours(name, str(e)) from None
+        # errors about devices (map_location, a missing GPU) pass through as they are
+        try:
+            return dec.decode(index.get("root"))
+        except (zipfile.BadZipFile, EOFError, OSError, RecursionError) as e:
+            raise _not_ours(name, f"damaged: {e}") from None
+        except _Damaged as e:
+            raise _not_ours(name, str(e)) from None
+
+
+def _field(node, key, kind, what):
+    value = node.get(key) if isinstance(node, dict) else None
+    if not isinstance(value, kind) or (kind is int and isinstance(value, bool)):
+        raise _Damaged(f"its index has a {what} without a valid '{key}'")
+    return value
+
+
+class _Decoder:
+    def __init__(self, npz, tensor_table, map_location):
+        if not isinstance(tensor_table, list):
+            raise _Damaged("its index has no tensor table")
+        self.npz = npz
+        self.table = tensor_table
+        self.map_location = map_location
+        self.hosts = {}       # entry name -> ndarray, read while the archive is open
+        self.tensors = {}     # tensor id -> the loaded tensor, so shared entries stay shared
+
+    def _read(self, entry):
+        if entry in self.hosts:
+            return self.hosts[entry]
+        if not isinstance(entry, str) or entry not in self.npz.files:
+            raise _Damaged(f"its index names an array {entry!r} that the archive does not hold")
+        try:
+            host = self.npz[entry]
+        except ValueError as e:
+            if "allow_pickle" in str(e):
+                raise _Damaged(f"the array entry {entry!r} holds pickled Python objects, which "
+                               "minigrad.load never unpickles") from None
+            raise _Damaged(f"the array entry {entry!r} cannot be read: {e}") from None
+        if not isinstance(host, np.ndarray):
+            raise _Damaged(f"the entry {entry!r} is not a .npy array")
+        self.hosts[entry] = host
+        return host
+
+    def read_arrays(self):
+        """Read and check every tensor's array now, while the archive is open."""
+        for spec in self.table:
+            host = self._read(_field(spec, "array", str, "tensor"))
+            dtype = _field(spec, "dtype", str, "tensor")
+            shape = _field(spec, "shape", list, "tensor")
+            if host.dtype.name != dtype or list(host.shape) != shape:
+                raise _Damaged(f"the array {spec['array']!r} is {host.dtype.name} {list(host.shape)}, but "
+                               f"the index says {dtype} {shape}")
+            if host.dtype.newbyteorder("=") not in _dt._BY_NP:
+                raise _Damaged(f"the array {spec['array']!r} has dtype {host.dtype}, which minigrad tensors "
+                               "cannot hold")
+            _field(spec, "device", str, "tensor")
+            if not isinstance(spec.get("requires_grad"), bool) or not isinstance(spec.get("parameter"), bool):
+                raise _Damaged("its index has a tensor without valid 'requires_grad' and 'parameter' flags")
+            if spec["requires_grad"] and host.dtype.kind != "f":
+                raise _Damaged(f"its index marks the {dtype} tensor {spec['array']!r} as requiring grad")
+
+    def decode(self, node):
+        kind = _field(node, "type", str, "node")
+        if kind == "none":
+            return None
+        if kind in ("bool", "int", "float", "str"):
+            value = node.get("value")
+            expected = {"bool": bool, "int": int, "float": (int, float), "str": str}[kind]
+            if not isinstance(value, expected) or (kind != "bool" and isinstance(value, bool)):
+                raise _Damaged(f"its index has a {kind} node without a valid value")
+            return float(value) if kind == "float" else value
+        if kind == "bytes":
+            try:
+                return base64.b64decode(_field(node, "value", str, "bytes node"), validate=True)
+            except ValueError:
+                raise _Damaged("its index has a bytes node that is not base64") from None
+        if kind in ("list", "tuple", "size"):
+            items = [self.decode(v) for v in _field(node, "items", list, f"{kind} node")]
+            if kind == "size":
+                if not all(isinstance(v, int) for v in items):
+                    raise _Damaged("its index has a Size with non-integer entries")
+                return Size(items)
+            return tuple(items) if kind == "tuple" else items
+        if kind in ("dict", "ordereddict"):
+            out = OrderedDict() if kind == "ordereddict" else {}
+            for pair in _field(node, "items", list, f"{kind} node"):
+                if not isinstance(pair, list) or len(pair) != 2:
+                    raise _Damaged(f"its index has a {kind} item that is not a [key, value] pair")
+                key = self.decode(pair[0])
+                if not isinstance(key, _KEY_TYPES) or isinstance(key, tuple) and not _hashable(key):
+                    raise _Damaged(f"its index has a {kind} key of type {type(key).__name__}")
+                out[key] = self.decode(pair[1])
+            return out
+        if kind == "tensor":
+            tid = _field(node, "id", int, "tensor node")
+            if not 0 <= tid < len(self.table):
+                raise _Damaged(f"its index refers to tensor {tid}, but holds {len(self.table)}")
+            if tid not in self.tensors:
+                self.tensors[tid] = self._tensor(self.table[tid])
+            return self.tensors[tid]
+        if kind == "ndarray":
+            host = self._read(_field(node, "array", str, "ndarray node"))
+            if host.dtype.hasobject:
+                raise _Damaged("its index has an array of Python objects")
+            return host
+        if kind == "numpy_scalar":
+            arr = self.decode(node.get("of"))
+            if not isinstance(arr, np.ndarray) or arr.shape != ():
+                raise _Damaged("its index has a NumPy scalar that is not a 0-d array")
+            return arr[()]
+        if kind == "dtype":
+            dt = _DTYPES.get(_field(node, "value", str, "dtype node"))
+            if dt is None:
+                raise _Damaged(f"its index names an unknown dtype {node['value']!r}")
+            return dt
+        if kind == "device":
+            try:
+                return _device_cls(_field(node, "value", str, "device node"))
+            except RuntimeError:
+                raise _Damaged(f"its index names an invalid device {node['value']!r}") from None
+        raise _Damaged(f"its index has a node of unknown type {kind!r}")
+
+    def _tensor(self, spec):
+        host = self.hosts[spec["array"]]
+        if not host.dtype.isnative:
+            host = host.astype(host.dtype.newbyteorder("="))
+        saved = spec["device"]
+        t = None
+        if callable(self.map_location) and not isinstance(self.map_location, (dict, str, _device_cls)):
+            t = self.map_location(_make(host, CPU), saved)
+            if t is not None and not isinstance(t, Tensor):
+                raise TypeError(f"minigrad.load: map_location returned {type(t).__name__}, expected a Tensor or None")
+        if t is None:
+            dev = _target_device(saved, self.map_location)
+            t = _make(host if dev is CPU else dev.backend.asarray(host), dev)
+        if spec["parameter"]:
+            return _parameter_class()(t.detach(), requires_grad=spec["requires_grad"])
+        t = t.detach()
+        if spec["requires_grad"]:
+            t.requires_grad_(True)
+        return t
+
+
+def _hashable(key):
+    try:
+        hash(key)
+        return True
+    except TypeError:
+        return False
+
+
+def _target_device(saved, map_location):
+    loc = saved
+    if isinstance(map_location, dict):
+        loc = map_location.get(saved, saved)
+    elif map_location is not None and not callable(map_location):
+        loc = map_location
+    target = _device_cls(loc) if not isinstance(loc, _device_cls) else loc
+    if target.type == "cuda":
+        from . import cuda
+        if not cuda.is_available():
+            raise RuntimeError("Attempting to deserialize object on a CUDA device but "
+                               "minigrad.cuda.is_available() is False. If you are running on a CPU-only "
+                               "machine, please use minigrad.load with map_location=minigrad.device('cpu') "
+                               "to map your storages to the CPU.")
+        if target.index is not None and target.index >= cuda.device_count():
+            raise RuntimeError(f"Attempting to deserialize object on CUDA device {target.index} but "
+                               f"minigrad.cuda.device_count() is {cuda.device_count()}. Please use "
+                               "minigrad.load with map_location to map your storages to an existing device.")
+    return canonical(target)

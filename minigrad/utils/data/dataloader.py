@@ -1,0 +1,154 @@
+"""DataLoader: iterate over a dataset in batches, with torch's arguments and rules.
+
+Everything is loaded in the main process. `num_workers > 0` is accepted so that torch programs
+run unchanged, and loads exactly what `num_workers=0` loads (worker_init_fn is not called, and
+get_worker_info() is None, as in torch's main process).
+"""
+import itertools
+import operator
+
+from .collate import default_collate, default_convert
+from .dataset import IterableDataset, Subset, TensorDataset
+from .sampler import BatchSampler, RandomSampler, SequentialSampler
+
+
+def get_worker_info():
+    """None: minigrad never loads in worker processes."""
+    return None
+
+
+class DataLoader:
+    def __init__(self, dataset, batch_size=1, shuffle=None, sampler=None, batch_sampler=None,
+                 num_workers=0, collate_fn=None, pin_memory=False, drop_last=False, timeout=0,
+                 worker_init_fn=None, multiprocessing_context=None, generator=None, *,
+                 prefetch_factor=None, persistent_workers=False, pin_memory_device="", in_order=True):
+        if num_workers < 0:
+            raise ValueError("num_workers option should be non-negative; use num_workers=0 to disable "
+                             "multiprocessing.")
+        if timeout < 0:
+            raise ValueError("timeout option should be non-negative")
+        if num_workers == 0 and prefetch_factor is not None:
+            raise ValueError("prefetch_factor option could only be specified in multiprocessing.let "
+                             "num_workers > 0 to enable multiprocessing, otherwise set prefetch_factor to None.")
+        if persistent_workers and num_workers == 0:
+            raise ValueError("persistent_workers option needs num_workers > 0")
+
+        if isinstance(dataset, IterableDataset):
+            for name, value in (("shuffle", shuffle), ("sampler", sampler), ("batch_sampler", batch_sampler)):
+                if value not in (None, False):
+                    raise ValueError(f"DataLoader with IterableDataset: expected unspecified {name} option, "
+                                     f"but got {name}={value}")
+        elif sampler is not None and shuffle:
+            raise ValueError("sampler option is mutually exclusive with shuffle")
+
+        if batch_sampler is not None:
+            if batch_size != 1 or shuffle or sampler is not None or drop_last:
+                raise ValueError("batch_sampler option is mutually exclusive with batch_size, shuffle, "
+                                 "sampler, and drop_last")
+            batch_size, drop_last = None, False
+        elif batch_size is None and drop_last:
+            raise ValueError("batch_size=None option disables auto-batching and is mutually exclusive "
+                             "with drop_last")
+
+        if sampler is None and not isinstance(dataset, IterableDataset):
+            sampler = (RandomSampler(dataset, generator=generator) if shuffle
+                       else SequentialSampler(dataset))
+        if batch_size is not None and batch_sampler is None and not isinstance(dataset, IterableDataset):
+            batch_sampler = BatchSampler(sampler, batch_size, drop_last)
+        if batch_size is not None and isinstance(dataset, IterableDataset):
+            BatchSampler(range(0), batch_size, drop_last)  # the same checks on batch_size and drop_last
+
+        self.dataset = dataset
+        self.batch_size = batch_size
+        self.drop_last = drop_last
+        self.sampler = sampler
+        self.batch_sampler = batch_sampler
+        self.num_workers = num_workers
+        self.generator = generator
+        self.pin_memory = pin_memory  # nothing to pin: tensors move to a GPU with .to()
+        self.pin_memory_device = pin_memory_device
+        self.timeout = timeout
+        self.worker_init_fn = worker_init_fn
+        self.multiprocessing_context = multiprocessing_context
+        self.prefetch_factor = prefetch_factor
+        self.persistent_workers = persistent_workers
+        self.in_order = in_order
+        if collate_fn is None:
+            collate_fn = default_collate if self._auto_collation else default_convert
+        self.collate_fn = collate_fn
+
+    @property
+    def _auto_collation(self):
+        return self.batch_sampler is not None or (isinstance(self.dataset, IterableDataset)
+                                                  and self.batch_size is not None)
+
+    def __len__(self):
+        if isinstance(self.dataset, IterableDataset):
+            n = len(self.dataset)
+            if self.batch_size is not None:
+                n = n // self.batch_size if self.drop_last else -(-n // self.batch_size)
+            return n
+        return len(self.batch_sampler if self.batch_sampler is not None else self.sampler)
+
+    def __iter__(self):
+        if isinstance(self.dataset, IterableDataset):
+            return self._iter_stream()
+        if self.batch_sampler is None:
+            return (self.collate_fn(self.dataset[i]) for i in self.sampler)
+        return self._iter_batches()
+
+    def _iter_batches(self):
+        fast = self._tensor_source()
+        fetch_many = getattr(self.dataset, "__getitems__", None)
+        for indices in self.batch_sampler:
+            if fast is not None:
+                batch = _index_tensors(fast, indices)
+                if batch is not None:
+                    yield batch
+                    continue
+            samples = fetch_many(indices) if callable(fetch_many) else [self.dataset[i] for i in indices]
+            yield self.collate_fn(samples)
+
+    def _tensor_source(self):
+        """(tensors, index maps) when a batch can be cut from a TensorDataset's tensors directly.
+
+        default_collate over a TensorDataset's samples stacks tensor[i] for each i; indexing each
+        tensor once with all the batch's indices gives the same batch with one op per tensor.
+        Only exact TensorDataset and Subset types qualify: a subclass may change __getitem__.
+        """
+        if self.collate_fn is not default_collate:
+            return None
+        ds, maps = self.dataset, []
+        while type(ds) is Subset:
+            maps.append(ds.indices)
+            ds = ds.dataset
+        if type(ds) is not TensorDataset:
+            return None
+        return ds.tensors, maps
+
+    def _iter_stream(self):
+        it = iter(self.dataset)
+        if self.batch_size is None:
+            for sample in it:
+                yield self.collate_fn(sample)
+            return
+        while True:
+            samples = list(itertools.islice(it, self.batch_size))
+            if not samples or (self.drop_last and len(samples) < self.batch_size):
+                return
+            yield self.collate_fn(samples)
+
+
+def _index_tensors(source, indices):
+    """The batch default_collate would build, as [t[indices] for t in tensors]; None when the
+    indices are not plain integers (the general path then decides what they mean)."""
+    tensors, maps = source
+    if not indices or any(isinstance(i, bool) for i in indices):
+        return None
+    try:
+        idx = [operator.index(i) for i in indices]
+        for m in maps:  # the outermost Subset's indices first
+            idx = [operator.index(m[i]) for i in idx]
+    except TypeError:
+        return None
+    return [t[idx] for t in tensors]
