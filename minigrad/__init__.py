@@ -16,6 +16,7 @@ from .functional import (add, sub, mul, div, pow, neg, abs, exp, log, sqrt, sin,
                          stack, split, chunk, numel, is_tensor, is_floating_point, result_type,
                          promote_types, square)
 from ._tensor_str import set_printoptions, get_printoptions
+from . import viz
 
 bool = _dtypes.bool_
 float = float32
@@ -24,7 +25,6 @@ long = int64
 int = int32
 
 __version__ = "0.1.0"
-
 
 # the layers above the tensor (they import the names above)
 from .serialization import save, load  # noqa: E402
