@@ -44,8 +44,9 @@ def ref_mlp(d):
     return loss, [dz.T @ x, dz.sum(0), dlogits.T @ h, dlogits.sum(0)]
 
 
-REFERENCES = {"opchain": ref_opchain, "linreg": ref_linreg, "mlp": ref_mlp}
-TRAINS = {"opchain": False, "linreg": True, "mlp": True}  # op chain has no update step
+REFERENCES = {"opchain": ref_opchain, "linreg": ref_linreg, "mlp": ref_mlp,
+              "nn_linreg": ref_linreg, "nn_mlp": ref_mlp}
+TRAINS = {"opchain": False, "linreg": True, "mlp": True, "nn_linreg": True, "nn_mlp": True}  # op chain has no update step
 WORKLOADS = [pytest.param(w, id=w.name) for w in bench.WORKLOADS]
 
 

@@ -1,5 +1,9 @@
 """minigrad against PyTorch on the CPU: op chain, linear regression, MLP 784-256-10.
 
+The first three workloads write the model with tensor ops and a hand-written SGD update;
+the `nn_` ones are the seed programs' loops as written, with nn.Module, nn.Linear, the loss
+module and optim.SGD.
+
 Each workload is written once against a library module ``lib`` (``minigrad`` or ``torch``,
 whose APIs match), from the same NumPy-generated initial values. Before timing, both
 libraries run a few steps and their losses, parameters and gradients are compared, so the
@@ -105,10 +109,90 @@ def mlp(lib, data, device="cpu", lr=LR):
     return step, params
 
 
+def _nn(lib):
+    """lib.nn and lib.optim, imported (minigrad's are subpackages loaded on demand)."""
+    import importlib
+    return (importlib.import_module(lib.__name__ + ".nn"), importlib.import_module(lib.__name__ + ".optim"))
+
+
+def _load(lib, param, array, device):
+    with lib.no_grad():
+        param.copy_(lib.tensor(array, device=device))
+
+
+def nn_linreg(lib, data, device="cpu", lr=LR):
+    """Seed 000's linear regression loop, unchanged."""
+    nn, optim = _nn(lib)
+
+    class LinearRegression(nn.Module):
+        def __init__(self):
+            super(LinearRegression, self).__init__()
+            self.linear = nn.Linear(1, 1)
+
+        def forward(self, x):
+            return self.linear(x)
+
+    model = LinearRegression()
+    _load(lib, model.linear.weight, data["w"], "cpu")
+    _load(lib, model.linear.bias, data["b"], "cpu")
+    model.to(device)
+    criterion = nn.MSELoss()
+    optimizer = optim.SGD(model.parameters(), lr=lr)
+    x, y = (lib.tensor(data[k]).to(device) for k in "xy")
+
+    def step():
+        optimizer.zero_grad()
+        outputs = model(x)
+        loss = criterion(outputs, y)
+        loss.backward()
+        optimizer.step()
+        return loss
+    return step, list(model.parameters())
+
+
+def nn_mlp(lib, data, device="cpu", lr=LR):
+    """Seed 000's NeuralNetwork 784-256-10 loop, unchanged (without DataParallel: one device)."""
+    nn, optim = _nn(lib)
+
+    class NeuralNetwork(nn.Module):
+        def __init__(self):
+            super(NeuralNetwork, self).__init__()
+            self.fc1 = nn.Linear(784, 256)
+            self.fc2 = nn.Linear(256, 10)
+
+        def forward(self, x):
+            x = lib.relu(self.fc1(x))
+            x = self.fc2(x)
+            return x
+
+    model = NeuralNetwork()
+    for name in ("fc1", "fc2"):
+        layer = getattr(model, name)
+        _load(lib, layer.weight, data["w" + name[-1]], "cpu")
+        _load(lib, layer.bias, data["b" + name[-1]], "cpu")
+    model.to(device)
+    criterion = nn.CrossEntropyLoss()
+    optimizer = optim.SGD(model.parameters(), lr=lr)
+    x, y = (lib.tensor(data[k]).to(device) for k in "xy")
+
+    def step():
+        optimizer.zero_grad()
+        outputs = model(x)
+        loss = criterion(outputs, y)
+        loss.backward()
+        optimizer.step()
+        return loss
+    return step, list(model.parameters())
+
+
 WORKLOADS = [
     Workload("opchain", "op chain ((a*b+c).relu()**2).sum(), 3 elements", 0.5, op_chain_data, op_chain),
     Workload("linreg", "linear regression 1-1, 3 samples, SGD", 0.33, linreg_data, linreg),
     Workload("mlp", "MLP 784-256-10, batch 64, cross-entropy, SGD", 0.8, mlp_data, mlp),
+    Workload("nn_linreg", "seed loop: nn.Linear(1, 1), MSELoss, optim.SGD, 3 samples", 0.33,
+             linreg_data, nn_linreg),
+    Workload("nn_mlp", "seed loop: MLP 784-256-10 (nn.Linear), CrossEntropyLoss, optim.SGD, batch 64",
+             0.8, mlp_data, nn_mlp),
 ]
 BY_NAME = {w.name: w for w in WORKLOADS}
 
