@@ -16,7 +16,7 @@ from ..devices import canonical
 from ..tensor import Tensor, _make
 from ..ops.transfer import move
 from .. import cuda as _cuda
-from .modules.module import Module
+from .modules.module import Module, _replica_registries
 
 
 def _as_device(d):
@@ -92,22 +92,21 @@ def replicate(module, devices):
         for m in module.modules():
             r = object.__new__(type(m))
             r.__dict__.update(m.__dict__)
-            r.__dict__["_parameters"] = {}
-            r.__dict__["_buffers"] = {}
-            r.__dict__["_modules"] = dict(m._modules)
             r.__dict__["_is_replica"] = True
+            params = []
             for name, p in m._parameters.items():
                 if p is None:
-                    r._parameters[name] = None
+                    params.append((name, None))
                 elif is_grad_enabled() and p.requires_grad:
-                    r._parameters[name] = Broadcast.apply(p, dev)
+                    params.append((name, Broadcast.apply(p, dev)))
                 else:
-                    r._parameters[name] = p.detach().to(dev)
-            for name, b in m._buffers.items():
-                r._buffers[name] = None if b is None else (b if b._device is dev else b.to(dev))
+                    params.append((name, p.detach().to(dev)))
+            buffers = [(name, None if b is None else (b if b._device is dev else b.to(dev)))
+                       for name, b in m._buffers.items()]
+            _replica_registries(r, params, buffers, list(m._modules.items()))
             copies[id(m)] = r
         for r in copies.values():
-            for name, child in r._modules.items():
+            for name, child in list(r._modules.items()):
                 if child is not None:
                     r._modules[name] = copies[id(child)]
         replicas.append(copies[id(module)])

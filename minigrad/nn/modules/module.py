@@ -30,6 +30,56 @@ class RemovableHandle:
         self.remove()
 
 
+class _Registry(dict):
+    """A Module's `_parameters`, `_buffers` or `_modules`. Every write is mirrored into the
+    module's instance `__dict__`, so `self.weight` in a forward is a plain attribute lookup;
+    torch finds registered names through `__getattr__`, which costs a failed lookup and a Python
+    call on every access. Code that edits the dicts directly keeps the mirror right too."""
+    __slots__ = ("_owner",)
+
+    def __init__(self, owner, items=()):
+        dict.__init__(self)
+        self._owner = owner
+        for k, v in items:
+            self[k] = v
+
+    def __setitem__(self, key, value):
+        dict.__setitem__(self, key, value)
+        self._owner.__dict__[key] = value
+
+    def __delitem__(self, key):
+        dict.__delitem__(self, key)
+        self._owner.__dict__.pop(key, None)
+
+    def pop(self, key, *default):
+        if key in self:
+            self._owner.__dict__.pop(key, None)
+        return dict.pop(self, key, *default)
+
+    def popitem(self):
+        key, value = dict.popitem(self)
+        self._owner.__dict__.pop(key, None)
+        return key, value
+
+    def clear(self):
+        d = self._owner.__dict__
+        for key in self:
+            d.pop(key, None)
+        dict.clear(self)
+
+    def update(self, *args, **kwargs):
+        for key, value in dict(*args, **kwargs).items():
+            self[key] = value
+
+    def setdefault(self, key, default=None):
+        if key not in self:
+            self[key] = default
+        return dict.__getitem__(self, key)
+
+    def __reduce_ex__(self, protocol):
+        return (_Registry, (self._owner, list(self.items())))
+
+
 def _addindent(s, num_spaces):
     lines = s.split("\n")
     if len(lines) == 1:
@@ -55,10 +105,10 @@ class Module:
                             f"{len(args) + 1} were given")
         d = self.__dict__
         d["training"] = True
-        d["_parameters"] = {}
-        d["_buffers"] = {}
+        d["_parameters"] = _Registry(self)
+        d["_buffers"] = _Registry(self)
         d["_non_persistent_buffers_set"] = set()
-        d["_modules"] = {}
+        d["_modules"] = _Registry(self)
         d["_forward_hooks"] = OrderedDict()
         d["_forward_pre_hooks"] = OrderedDict()
 
@@ -144,17 +194,13 @@ class Module:
 
     def _forget(self, name):
         d = self.__dict__
-        d.pop(name, None)
         for key in ("_parameters", "_buffers", "_modules"):
             d[key].pop(name, None)
+        d.pop(name, None)
         d["_non_persistent_buffers_set"].discard(name)
 
     def __getattr__(self, name):
-        d = self.__dict__
-        for key in ("_parameters", "_buffers", "_modules"):
-            store = d.get(key)
-            if store is not None and name in store:
-                return store[name]
+        # registered names live in __dict__ too (see _Registry): only unknown names get here
         raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
 
     def __delattr__(self, name):
@@ -504,3 +550,12 @@ class Module:
 
     def __setstate__(self, state):
         self.__dict__.update(state)
+
+
+def _replica_registries(r, parameters, buffers, modules):
+    """Give module copy r its own registries (a shallow copy shares the original's)."""
+    d = r.__dict__
+    for key, items in (("_parameters", parameters), ("_buffers", buffers), ("_modules", modules)):
+        for name in d[key]:
+            d.pop(name, None)
+        d[key] = _Registry(r, items)
