@@ -340,6 +340,12 @@ class Tensor:
 
     # ---- autograd ---------------------------------------------------------------
     def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
+        if gradient is None and inputs is None and not create_graph and self._requires_grad \
+                and self._data.size == 1:
+            # the common `loss.backward()`: seed with ones and run the engine directly
+            seed = _make(self._device.backend.ones(self._data.shape, self._data.dtype), self._device)
+            _engine.run_backward((self,), (seed,), bool(retain_graph), False)
+            return
         _backward(self, gradient, retain_graph, create_graph, inputs=inputs)
 
     def detach(self):

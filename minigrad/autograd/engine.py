@@ -100,9 +100,19 @@ def run_backward(outputs, grads, retain_graph, create_graph, inputs=None, allow_
                     continue
             if node.__class__ is AccumulateGrad:
                 g = buf.get(0)
-                var = node.variable
-                if g is not None and var is not None:
-                    accumulate(var, _make(g, var._device) if raw else g, handed_out, create_graph)
+                var = node._variable()
+                if g is None or var is None:
+                    continue
+                if raw and var._grad is None and not var._hooks:
+                    # the hot case: a fresh raw gradient for a leaf without .grad or hooks
+                    owner = g.base
+                    if owner is None:
+                        owner = g
+                    if id(owner) not in handed_out and (owner is g or not _aliases_itself(g)):
+                        handed_out.add(id(owner))
+                        var._grad = _make(g, var._device)
+                        continue
+                accumulate(var, _make(g, var._device) if raw else g, handed_out, create_graph)
                 continue
             cls = node._forward_cls
             if raw and cls._has_raw and node._out_meta is None:

@@ -119,7 +119,20 @@ class BackwardCFunction(Node):
 
     def saved_arrays(self):
         """The saved tensors' backend arrays, for the raw backward formulas."""
-        return [entry[0]._data if entry is not None else None for entry in self._checked_saved()]
+        saved = self._saved
+        if saved is None:
+            raise RuntimeError(_FREED)
+        out = []
+        for entry in saved:
+            if entry is None:
+                out.append(None)
+                continue
+            t = entry[0]
+            vc = t._vc
+            if vc is not None and vc[0] != entry[1]:
+                self._checked_saved()  # raises the modified-in-place error
+            out.append(t._data)
+        return out
 
     def _pack(self, outputs):
         packed = []
