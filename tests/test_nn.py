@@ -509,3 +509,26 @@ def test_data_parallel_replica_error_names_replica_and_scalar_outputs_warn():
         out = dp(minigrad.ones(4, 2))
     assert out.shape == (2,) and out.tolist() == [4.0, 4.0]
     assert any("scalars" in str(x.message) for x in w)
+
+
+def test_registered_names_are_plain_attributes_kept_in_sync():
+    m = Net()
+    assert m.__dict__["fc1"] is m._modules["fc1"] and m.fc1.__dict__["weight"] is m.fc1.weight
+    new = nn.Parameter(minigrad.zeros(5))
+    m.fc1._parameters["bias"] = new          # a direct write, as some torch utilities do
+    assert m.fc1.bias is new
+    del m._modules["fc2"]
+    with pytest.raises(AttributeError, match="'Net' object has no attribute 'fc2'"):
+        m.fc2
+    m.fc1._parameters.pop("bias")
+    assert not hasattr(m.fc1, "bias") and [n for n, _ in m.named_parameters()] == ["fc1.weight"]
+    m.register_buffer("stat", minigrad.ones(2))
+    m.stat = minigrad.zeros(2)               # assigning a tensor to a buffer name replaces the buffer
+    assert m._buffers["stat"] is m.stat and m.stat.tolist() == [0.0, 0.0]
+    m.plain = 3                              # a plain attribute, not registered anywhere
+    m.plain = nn.Linear(1, 1)                # becomes a submodule
+    assert "plain" in m._modules and m.plain is m._modules["plain"]
+    c = copy.deepcopy(m)
+    assert c.fc1.weight is c.fc1._parameters["weight"] and c.fc1.weight is not m.fc1.weight
+    c.fc1.weight.data.fill_(7.0)
+    assert m.fc1.weight.abs().sum().item() != 7.0 * m.fc1.weight.numel()
