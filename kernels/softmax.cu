@@ -24,13 +24,16 @@
 //   log_softmax_backward_rows_(const T* g, const T* y, T* dx, long long rows, long long cols)
 //       dx = g - exp(y) * sum(g)           (y: the forward's output)
 //   cross_entropy_fwd_(const T* x, const long long* target, T* loss_rows,
-//       T* lse_rows, long long rows, long long cols)
-//       lse_rows[r] = logsumexp(x[r, :]), loss_rows[r] = lse_rows[r] - x[r, target[r]]
-//       (rows elements each; the backend averages loss_rows). A target outside
-//       [0, cols) gives a NaN loss: the backend validates targets first.
-//   cross_entropy_bwd_(const T* x, const long long* target, const T* lse_rows,
+//       T* stats, long long rows, long long cols)
+//       stats (2 * rows elements) = the row maxima m, then s = sum(exp(x - m)) per row;
+//       loss_rows[r] = (m[r] - x[r, target[r]]) + log(s[r]) (rows elements; the backend
+//       averages them). A target outside [0, cols) gives a NaN loss: the backend
+//       validates targets first.
+//   cross_entropy_bwd_(const T* x, const long long* target, const T* stats,
 //       T gscale, T* dx, long long rows, long long cols)
-//       dx[r, c] = gscale * (exp(x[r, c] - lse_rows[r]) - (c == target[r]))
+//       dx[r, c] = exp(x[r, c] - m[r]) * (gscale / s[r]) - (c == target[r] ? gscale : 0)
+//   The logsumexp m + log(s) is never formed: rounded to float32 at logits near 1e4 it
+//   would be off by up to ~5e-4, and the loss and gradient with it.
 // dx may not alias g, y or x. Numerics follow torch's max-subtracted formula:
 // a row holding NaN or +inf, or only -inf, comes out all NaN.
 
@@ -152,7 +155,7 @@ __device__ __forceinline__ void softmax_backward_rows(const T* __restrict__ gr, 
 template <class T>
 __device__ __forceinline__ void cross_entropy_fwd(const T* __restrict__ x,
                                                   const long long* __restrict__ target,
-                                                  T* __restrict__ loss_rows, T* __restrict__ lse_rows,
+                                                  T* __restrict__ loss_rows, T* __restrict__ stats,
                                                   long long rows, long long cols) {
     for (long long g = group_start(); g < rows; g += group_step()) {
         const long long r = g + threadIdx.y;
@@ -160,10 +163,10 @@ __device__ __forceinline__ void cross_entropy_fwd(const T* __restrict__ x,
         const T* p = x + r * cols;
         const MS<T> st = row_stats(p, cols, valid);
         if (!valid || threadIdx.x != 0) continue;
-        const T lse = st.m + lg(st.s);
         const long long t = target[r];
-        lse_rows[r] = lse;
-        loss_rows[r] = (t >= 0 && t < cols) ? lse - p[t] : Lim<T>::nan();
+        stats[r] = st.m;
+        stats[rows + r] = st.s;
+        loss_rows[r] = (t >= 0 && t < cols) ? (st.m - p[t]) + lg(st.s) : Lim<T>::nan();
     }
 }
 
@@ -171,7 +174,7 @@ __device__ __forceinline__ void cross_entropy_fwd(const T* __restrict__ x,
 template <class T>
 __device__ __forceinline__ void cross_entropy_bwd(const T* __restrict__ x,
                                                   const long long* __restrict__ target,
-                                                  const T* __restrict__ lse_rows, T gscale,
+                                                  const T* __restrict__ stats, T gscale,
                                                   T* __restrict__ dx, long long rows,
                                                   long long cols) {
     for (long long g = group_start(); g < rows; g += group_step()) {
@@ -179,10 +182,10 @@ __device__ __forceinline__ void cross_entropy_bwd(const T* __restrict__ x,
         if (r >= rows) continue;
         const T* p = x + r * cols;
         T* q = dx + r * cols;
-        const T lse = lse_rows[r];
+        const T m = stats[r], w = gscale / stats[rows + r];
         const long long t = target[r];
         for (long long c = threadIdx.x; c < cols; c += blockDim.x)
-            q[c] = gscale * (ex(p[c] - lse) - (c == t ? T(1) : T(0)));
+            q[c] = ex(p[c] - m) * w - (c == t ? gscale : T(0));
     }
 }
 
@@ -209,15 +212,15 @@ __device__ __forceinline__ void cross_entropy_bwd(const T* __restrict__ x,
     }                                                                                        \
     extern "C" __global__ void __launch_bounds__(1024)                                       \
     cross_entropy_fwd_##sfx(const T* __restrict__ x, const long long* __restrict__ target,   \
-                            T* __restrict__ loss_rows, T* __restrict__ lse_rows,             \
+                            T* __restrict__ loss_rows, T* __restrict__ stats,                \
                             long long rows, long long cols) {                                \
-        cross_entropy_fwd<T>(x, target, loss_rows, lse_rows, rows, cols);                    \
+        cross_entropy_fwd<T>(x, target, loss_rows, stats, rows, cols);                       \
     }                                                                                        \
     extern "C" __global__ void __launch_bounds__(1024)                                       \
     cross_entropy_bwd_##sfx(const T* __restrict__ x, const long long* __restrict__ target,   \
-                            const T* __restrict__ lse_rows, T gscale, T* __restrict__ dx,    \
+                            const T* __restrict__ stats, T gscale, T* __restrict__ dx,       \
                             long long rows, long long cols) {                                \
-        cross_entropy_bwd<T>(x, target, lse_rows, gscale, dx, rows, cols);                   \
+        cross_entropy_bwd<T>(x, target, stats, gscale, dx, rows, cols);                      \
     }
 
 DEF_SOFTMAX(float, f32)

@@ -53,7 +53,7 @@ _ATTR_NAMES = {
     "bias_shape": None,     # the same, for linear's bias
     "n": None,              # element counts that a mean divides by
     "total": None,
-    "lse": None,            # cross-entropy's cached log-sum-exp
+    "stats": None,          # cross-entropy's cached row max and sum of exponentials
     "fast": None,           # which of cross-entropy's code paths ran
     "logits": None,
     "b_transposed": None,   # a memory-layout hint for matmul's backward

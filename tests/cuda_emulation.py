@@ -1104,20 +1104,19 @@ def _softmax_kernel(kind, t):
 def _ce_fwd(t):
     name = f"cross_entropy_fwd_{t}"
 
-    def run(L, x, target, loss, lse, rows, cols):
+    def run(L, x, target, loss, stats, rows, cols):
         _row_config(name, L)
         rows, cols = _rows_cols(name, rows, cols)
         i, r = np.arange(rows * cols), np.arange(rows)
-        _no_overlap(name, [(loss, r), (lse, r)], [(x, i), (target, r)])
+        _no_overlap(name, [(loss, r), (stats, np.arange(2 * rows))], [(x, i), (target, r)])
         v = x.read(i).reshape(rows, cols)
         tg = target.read(r)
         m, s = _softmax_stats(v)
-        lse_v = m + np.log(s)
         ok = (tg >= 0) & (tg < cols)
         picked = x.read(r[ok] * cols + tg[ok])   # the kernel reads x[r, t] only for a valid t
         out = np.full(rows, np.nan, DT[t])
-        out[ok] = lse_v[ok] - picked
-        lse.write(r, lse_v)
+        out[ok] = (m[ok] - picked) + np.log(s[ok])
+        stats.write(np.arange(2 * rows), np.concatenate([m, s]))
         loss.write(r, out)
     return run
 
@@ -1125,15 +1124,17 @@ def _ce_fwd(t):
 def _ce_bwd(t):
     name = f"cross_entropy_bwd_{t}"
 
-    def run(L, x, target, lse, gscale, dx, rows, cols):
+    def run(L, x, target, stats, gscale, dx, rows, cols):
         _row_config(name, L)
         rows, cols = _rows_cols(name, rows, cols)
         i, r = np.arange(rows * cols), np.arange(rows)
-        _no_overlap(name, [(dx, i)], [(x, i), (target, r), (lse, r)])
+        _no_overlap(name, [(dx, i)], [(x, i), (target, r), (stats, np.arange(2 * rows))])
         v = x.read(i).reshape(rows, cols)
-        tg, l = target.read(r), lse.read(r)
-        onehot = (np.arange(cols)[None, :] == tg[:, None]).astype(v.dtype)
-        dx.write(i, (gscale * (np.exp(v - l[:, None]) - onehot)).reshape(-1))
+        tg = target.read(r)
+        m, s = stats.read(r), stats.read(rows + r)
+        onehot = np.arange(cols)[None, :] == tg[:, None]
+        res = np.exp(v - m[:, None]) * (gscale / s)[:, None] - np.where(onehot, gscale, 0).astype(v.dtype)
+        dx.write(i, res.reshape(-1))
     return run
 
 

@@ -314,30 +314,46 @@ def softmax_backward_rows(log):
 
 
 def cross_entropy_ref(x, target):
-    lse = np.logaddexp.reduce(x, axis=1)
-    return lse - x[np.arange(x.shape[0]), target], lse
+    """(loss rows, stats): stats (2, N) holds each row's max m and s = sum(exp(x - m))."""
+    m = x.max(axis=1)
+    s = np.exp(x - m[:, None]).sum(axis=1)
+    return (m - x[np.arange(x.shape[0]), target]) + np.log(s), np.stack([m, s])
 
 
-@custom("loss-and-logsumexp")
+def cross_entropy_inputs():
+    """(dtype, logits, target): small logits, and float32 logits near 1e4 where a float32
+    logsumexp (ulp ~1e-3) would already miss the tolerance."""
+    cases = [(dt, u(n, c, dtype=dt, lo=-4, hi=4), ints(n, lo=0, hi=c))
+             for dt, (n, c) in ((F32, (5, 7)), (F64, (3, 10)), (F32, (1, 1)), (F32, (4, 300)))]
+    for n, c in ((6, 10), (3, 300)):
+        cases.append((F32, u(n, c, lo=-8, hi=8) + F32(1e4), ints(n, lo=0, hi=c)))
+    cases.append((F32, u(4, 5, lo=-8, hi=8) - F32(1e4), ints(4, lo=0, hi=5)))
+    return cases
+
+
+def cross_entropy_grad_ref(x, target, stats, gscale):
+    dx = np.exp(x - stats[0][:, None]) / stats[1][:, None]
+    dx[np.arange(x.shape[0]), target] -= 1
+    return dx * gscale
+
+
+@custom("loss-and-stats")
 def cross_entropy_case(be, f):
-    for dt, (n, c) in ((F32, (5, 7)), (F64, (3, 10)), (F32, (1, 1)), (F32, (4, 300))):
-        x, target = u(n, c, dtype=dt, lo=-4, hi=4), ints(n, lo=0, hi=c)
-        loss, lse = f(be.asarray(x), be.asarray(target))
-        loss_ref, lse_ref = cross_entropy_ref(x.astype(F64), target)
+    for dt, x, target in cross_entropy_inputs():
+        loss, stats = f(be.asarray(x), be.asarray(target))
+        loss_ref, stats_ref = cross_entropy_ref(x.astype(F64), target)
         check_array(be, loss, loss_ref, dt)
-        check_array(be, lse, lse_ref, dt)
+        check_array(be, stats, stats_ref, dt)
+        # the stats feed the backward: together exact to float32 rounding even at 1e4
+        dx = be.cross_entropy_backward(be.asarray(x), be.asarray(target), stats, 0.25)
+        check_array(be, dx, cross_entropy_grad_ref(x.astype(F64), target, stats_ref, 0.25), dt)
 
 
 def cross_entropy_backward_rows():
-    def ref(x, target, lse, gscale):
-        dx = np.exp(x - lse[:, None])
-        dx[np.arange(x.shape[0]), target] -= 1
-        return dx * gscale
     cases = []
-    for dt, (n, c) in ((F32, (5, 7)), (F64, (3, 10)), (F32, (2, 300))):
-        x, target = u(n, c, dtype=dt), ints(n, lo=0, hi=c)
-        lse = np.asarray(cross_entropy_ref(x.astype(F64), target)[1], dt)
-        cases.append(out(x, target, lse, 0.25, ref=ref))
+    for dt, x, target in cross_entropy_inputs():
+        stats = np.asarray(cross_entropy_ref(x.astype(F64), target)[1], dt)
+        cases.append(out(x, target, stats, 0.25, ref=cross_entropy_grad_ref))
     return cases
 
 

@@ -49,6 +49,33 @@ def test_against_torch(device):
     np.testing.assert_allclose(logits.grad.tolist(), tl.grad.numpy(), rtol=1e-5, atol=1e-7)
 
 
+@pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
+@pytest.mark.parametrize("shape", [(32, 10), (8, 300)])
+def test_float32_logits_near_1e4_match_torch_to_rounding(device, reduction, shape):
+    # The row max is kept apart from log(sum(exp(x - max))): a float32 logsumexp near 1e4 is
+    # only good to ~5e-4, which would show in both the loss and the gradient.
+    torch = pytest.importorskip("torch")
+    rng = np.random.default_rng(3)
+    n, c = shape
+    x = rng.standard_normal(shape) * 4 + 1e4
+    x[n // 2:] -= 2e4                                          # and rows near -1e4
+    x[0] = np.linspace(1e4 - 80, 1e4, c)                       # probabilities down to ~1e-35
+    x, t = x.astype(np.float32), rng.integers(0, c, n)
+    t[0] = c - 1                                               # a loss of nearly 0
+    cot = rng.standard_normal(n if reduction == "none" else ()).astype(np.float32)
+    logits = minigrad.tensor(x, device=device, requires_grad=True)
+    loss = cross_entropy(logits, minigrad.tensor(t, device=device), reduction)
+    loss.backward(minigrad.tensor(cot, device=device))
+    tl = torch.tensor(x, requires_grad=True)
+    tloss = torch.nn.functional.cross_entropy(tl, torch.tensor(t), reduction=reduction)
+    tloss.backward(torch.tensor(cot))
+    eps = np.finfo(np.float32).eps
+    for got, want in ((loss.detach().cpu().numpy(), tloss.detach().numpy()),
+                      (logits.grad.cpu().numpy(), tl.grad.numpy())):
+        assert got.dtype == np.float32 and got.shape == want.shape
+        np.testing.assert_allclose(got, want, rtol=4 * eps, atol=8 * eps * np.abs(want).max())
+
+
 def test_bad_targets(device):
     logits = minigrad.zeros(3, 4, device=device)
     with pytest.raises(IndexError, match="Target 4 is out of bounds"):

@@ -541,8 +541,7 @@ def test_cross_entropy_is_stable_for_huge_logits(device):
     logits = np.array([[1e4, 0.0, -1e4], [0.0, 1e4, 1e4], [-1e4, -1e4, -1e4]])
     target = np.array([0, 2, 1])
     probs = np.array([[1.0, 0, 0], [0, 0.5, 0.5], [0.2, 0.3, 0.5]])
-    # float32 holds 1e4 to within ~1e-3: that bounds how closely two stable float32 results agree
-    for dtype, atol in ((np.float64, 1e-9), (np.float32, 2e-3)):
+    for dtype, atol in ((np.float64, 1e-9), (np.float32, 1e-6)):
         for kw in ({"reduction": "none"}, {"label_smoothing": 0.1}, {"reduction": "sum", "label_smoothing": 0.2}):
             out = compare(lambda F, x, t: F.cross_entropy(x, t, **kw), [logits, target], device,
                           rtol=1e-6, atol=atol, dtype=dtype)

@@ -513,16 +513,17 @@ class CudaBackend:
         return self._softmax("log_softmax_backward", axis, g, y)
 
     def cross_entropy(self, x, target):
+        """(loss per row, stats (2, rows): the row maxima m and the sums of exp(x - m))."""
         x, target = self.ascontiguous(x), self.ascontiguous(self.astype(target, np.int64))
         rows, cols = x.shape
-        loss, lse = self.empty((rows,), x.dtype), self.empty((rows,), x.dtype)
+        loss, stats = self.empty((rows,), x.dtype), self.empty((2, rows), x.dtype)
         if rows:
             grid, block = row_launch(rows, cols)
             self._launch("softmax.cu", f"cross_entropy_fwd_{_SFX[x.dtype]}", grid, block,
-                         (x, target, loss, lse, np.int64(rows), np.int64(cols)))
-        return loss, lse
+                         (x, target, loss, stats, np.int64(rows), np.int64(cols)))
+        return loss, stats
 
-    def cross_entropy_backward(self, x, target, lse, gscale):
+    def cross_entropy_backward(self, x, target, stats, gscale):
         x, target = self.ascontiguous(x), self.ascontiguous(self.astype(target, np.int64))
         rows, cols = x.shape
         dx = self.empty(x.shape, x.dtype)
@@ -530,7 +531,7 @@ class CudaBackend:
             grid, block = row_launch(rows, cols)
             sfx = _SFX[x.dtype]
             self._launch("softmax.cu", f"cross_entropy_bwd_{sfx}", grid, block,
-                         (x, target, self.ascontiguous(lse), _CTYPE[sfx](gscale), dx, np.int64(rows),
+                         (x, target, self.ascontiguous(stats), _CTYPE[sfx](gscale), dx, np.int64(rows),
                           np.int64(cols)))
         return dx
 

@@ -260,10 +260,10 @@ class CrossEntropy(Builtin):
         xd = x._data
         record = ctx.needs_input_grad[0]
         if fast:
-            loss, lse = be.cross_entropy(xd, t)
+            loss, stats = be.cross_entropy(xd, t)
             if record:
                 ctx.save_for_backward(x)
-                ctx.reduction, ctx.fast, ctx.t, ctx.lse, ctx.total = reduction, True, t, lse, loss.shape[0]
+                ctx.reduction, ctx.fast, ctx.t, ctx.stats, ctx.total = reduction, True, t, stats, loss.shape[0]
             return _make(loss if reduction == "none" else _reduce(be, loss, reduction), x._device)
         shape = xd.shape
         n, c = (shape[0], shape[1]) if len(shape) > 1 else (1, shape[0])
@@ -338,9 +338,9 @@ class CrossEntropy(Builtin):
         if ctx.fast:
             x, = ctx.saved_arrays()
             if ctx.reduction == "none":
-                dx = be.mul(be.cross_entropy_backward(x, ctx.t, ctx.lse, 1.0), be.reshape(g, (-1, 1)))
+                dx = be.mul(be.cross_entropy_backward(x, ctx.t, ctx.stats, 1.0), be.reshape(g, (-1, 1)))
             else:
-                dx = be.cross_entropy_backward(x, ctx.t, ctx.lse, be.to_numpy(g).item())
+                dx = be.cross_entropy_backward(x, ctx.t, ctx.stats, be.to_numpy(g).item())
             return dx, None, None, None, None, None, None, None
         shape, (n, c, r) = ctx.shapes
         scale = be.reshape(g, (n, 1, r)) if ctx.reduction == "none" else g
