@@ -120,6 +120,20 @@ def _load(lib, param, array, device):
         param.copy_(lib.tensor(array, device=device))
 
 
+def _seed_loop(lib, model, criterion, optimizer, data, device):
+    """The seeds' training step, as written there, over data["x"], data["y"]."""
+    x, y = (lib.tensor(data[k]).to(device) for k in "xy")
+
+    def step():
+        optimizer.zero_grad()
+        outputs = model(x)
+        loss = criterion(outputs, y)
+        loss.backward()
+        optimizer.step()
+        return loss
+    return step, list(model.parameters())
+
+
 def nn_linreg(lib, data, device="cpu", lr=LR):
     """Seed 000's linear regression loop, unchanged."""
     nn, optim = _nn(lib)
@@ -136,18 +150,7 @@ def nn_linreg(lib, data, device="cpu", lr=LR):
     _load(lib, model.linear.weight, data["w"], "cpu")
     _load(lib, model.linear.bias, data["b"], "cpu")
     model.to(device)
-    criterion = nn.MSELoss()
-    optimizer = optim.SGD(model.parameters(), lr=lr)
-    x, y = (lib.tensor(data[k]).to(device) for k in "xy")
-
-    def step():
-        optimizer.zero_grad()
-        outputs = model(x)
-        loss = criterion(outputs, y)
-        loss.backward()
-        optimizer.step()
-        return loss
-    return step, list(model.parameters())
+    return _seed_loop(lib, model, nn.MSELoss(), optim.SGD(model.parameters(), lr=lr), data, device)
 
 
 def nn_mlp(lib, data, device="cpu", lr=LR):
@@ -171,18 +174,7 @@ def nn_mlp(lib, data, device="cpu", lr=LR):
         _load(lib, layer.weight, data["w" + name[-1]], "cpu")
         _load(lib, layer.bias, data["b" + name[-1]], "cpu")
     model.to(device)
-    criterion = nn.CrossEntropyLoss()
-    optimizer = optim.SGD(model.parameters(), lr=lr)
-    x, y = (lib.tensor(data[k]).to(device) for k in "xy")
-
-    def step():
-        optimizer.zero_grad()
-        outputs = model(x)
-        loss = criterion(outputs, y)
-        loss.backward()
-        optimizer.step()
-        return loss
-    return step, list(model.parameters())
+    return _seed_loop(lib, model, nn.CrossEntropyLoss(), optim.SGD(model.parameters(), lr=lr), data, device)
 
 
 WORKLOADS = [

@@ -1,6 +1,4 @@
 """Adagrad: per-element learning rates from the running sum of squared gradients."""
-from ..autograd.grad_mode import enable_grad
-from ..tensor import Tensor
 from .optimizer import Optimizer, _bump, _check_scalar_tensor, _increment, _scalar, _step_tensor, _zeros_like
 
 
@@ -45,21 +43,11 @@ class Adagrad(Optimizer):
 
     def __setstate__(self, state):
         super().__setstate__(state)
-        for group in self.param_groups:
-            group.setdefault("foreach", None)
-            group.setdefault("maximize", False)
-            group.setdefault("differentiable", False)
-            group.setdefault("fused", None)
-        for s in self.state.values():
-            if isinstance(s, dict) and "step" in s and not isinstance(s["step"], Tensor):
-                s["step"] = _step_tensor(float(s["step"]))
+        self._upgrade_state(foreach=None, maximize=False, differentiable=False, fused=None)
 
     def step(self, closure=None):
         """Perform a single optimization step; returns closure()'s loss when a closure is given."""
-        loss = None
-        if closure is not None:
-            with enable_grad():
-                loss = closure()
+        loss = self._closure_loss(closure)
         for group in self.param_groups:
             lr = _scalar(group["lr"])
             lr_decay = group["lr_decay"]

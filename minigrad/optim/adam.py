@@ -1,5 +1,4 @@
 """Adam and AdamW (Adam with decoupled weight decay): one update, two sets of defaults."""
-from ..autograd.grad_mode import enable_grad
 from ..tensor import Tensor
 from .optimizer import (Optimizer, _bump, _check_scalar_tensor, _increment, _lerp_, _scalar, _step_tensor,
                         _zeros_like)
@@ -46,25 +45,11 @@ class Adam(Optimizer):
 
     def __setstate__(self, state):
         super().__setstate__(state)
-        for group in self.param_groups:
-            group.setdefault("amsgrad", False)
-            group.setdefault("maximize", False)
-            group.setdefault("foreach", None)
-            group.setdefault("capturable", False)
-            group.setdefault("differentiable", False)
-            group.setdefault("decoupled_weight_decay", False)
-            group.setdefault("fused", None)
-            for p in group["params"]:
-                p_state = self.state.get(p, {})
-                if len(p_state) != 0 and not isinstance(p_state["step"], Tensor):
-                    p_state["step"] = _step_tensor(float(p_state["step"]))
+        self._upgrade_state(amsgrad=False, maximize=False, foreach=None, capturable=False, differentiable=False, decoupled_weight_decay=False, fused=None)
 
     def step(self, closure=None):
         """Perform a single optimization step; returns closure()'s loss when a closure is given."""
-        loss = None
-        if closure is not None:
-            with enable_grad():
-                loss = closure()
+        loss = self._closure_loss(closure)
         for group in self.param_groups:
             lr = _scalar(group["lr"])
             beta1, beta2 = (_scalar(b) for b in group["betas"])

@@ -17,6 +17,7 @@ from itertools import chain
 from .. import dtypes as _dt
 from ..tensor import Tensor, _make
 from ..devices import CPU
+from ..autograd.grad_mode import enable_grad
 
 
 class _RequiredParameter:
@@ -131,6 +132,24 @@ class Optimizer:
     def __setstate__(self, state):
         self.__dict__.update(state)
         self.defaults.setdefault("differentiable", False)
+
+    def _upgrade_state(self, **group_defaults):
+        """After __setstate__ from an older pickle: fill the options it lacked and make `step`
+        counters tensors, as torch's optimizers do."""
+        for group in self.param_groups:
+            for key, value in group_defaults.items():
+                group.setdefault(key, value)
+        for s in self.state.values():
+            if isinstance(s, dict) and "step" in s and not isinstance(s["step"], Tensor):
+                s["step"] = _step_tensor(float(s["step"]))
+
+    @staticmethod
+    def _closure_loss(closure):
+        """step(closure)'s loss: the closure runs with grad enabled (step itself records nothing)."""
+        if closure is None:
+            return None
+        with enable_grad():
+            return closure()
 
     def __repr__(self):
         format_string = self.__class__.__name__ + " ("

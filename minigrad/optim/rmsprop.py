@@ -1,6 +1,4 @@
 """RMSprop: divide the gradient by a running root mean square of recent gradients."""
-from ..autograd.grad_mode import enable_grad
-from ..tensor import Tensor
 from .optimizer import Optimizer, _bump, _check_scalar_tensor, _increment, _lerp_, _scalar, _step_tensor, _zeros_like
 
 
@@ -37,24 +35,11 @@ class RMSprop(Optimizer):
 
     def __setstate__(self, state):
         super().__setstate__(state)
-        for group in self.param_groups:
-            group.setdefault("momentum", 0)
-            group.setdefault("centered", False)
-            group.setdefault("foreach", None)
-            group.setdefault("maximize", False)
-            group.setdefault("differentiable", False)
-            group.setdefault("capturable", False)
-            for p in group["params"]:
-                p_state = self.state.get(p, {})
-                if len(p_state) != 0 and not isinstance(p_state["step"], Tensor):
-                    p_state["step"] = _step_tensor(float(p_state["step"]))
+        self._upgrade_state(momentum=0, centered=False, foreach=None, maximize=False, differentiable=False, capturable=False)
 
     def step(self, closure=None):
         """Perform a single optimization step; returns closure()'s loss when a closure is given."""
-        loss = None
-        if closure is not None:
-            with enable_grad():
-                loss = closure()
+        loss = self._closure_loss(closure)
         for group in self.param_groups:
             lr = _scalar(group["lr"])
             alpha = group["alpha"]

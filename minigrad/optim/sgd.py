@@ -1,5 +1,4 @@
 """SGD: stochastic gradient descent, optionally with momentum, Nesterov momentum and weight decay."""
-from ..autograd.grad_mode import enable_grad
 from ..tensor import _make
 from .optimizer import Optimizer, _bump, _check_scalar_tensor, _scalar
 
@@ -35,19 +34,11 @@ class SGD(Optimizer):
 
     def __setstate__(self, state):
         super().__setstate__(state)
-        for group in self.param_groups:
-            group.setdefault("nesterov", False)
-            group.setdefault("maximize", False)
-            group.setdefault("foreach", None)
-            group.setdefault("differentiable", False)
-            group.setdefault("fused", False)
+        self._upgrade_state(nesterov=False, maximize=False, foreach=None, differentiable=False, fused=False)
 
     def step(self, closure=None):
         """Perform a single optimization step; returns closure()'s loss when a closure is given."""
-        loss = None
-        if closure is not None:
-            with enable_grad():
-                loss = closure()
+        loss = self._closure_loss(closure)
         for group in self.param_groups:
             lr = group["lr"]
             if lr.__class__ is not float:
