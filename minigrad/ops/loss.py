@@ -102,7 +102,7 @@ class MseLoss(Builtin):
     def backward_raw(ctx, be, g):
         d = ctx.saved_arrays()[2]
         nx, nt = ctx.needs_input_grad[:2]
-        gd = be.mul(d, be.mul(g, ctx.k))
+        gd = be.mul(be.mul(d, ctx.k), g)  # g is 0-d unless reduction="none": scale d first
         shapes = ctx.shapes
         if shapes is None:
             return gd if nx else None, be.neg(gd) if nt else None, None
