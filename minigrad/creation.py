@@ -65,8 +65,13 @@ def tensor(data, dtype=None, device=None, requires_grad=False, pin_memory=False)
 
 
 def as_tensor(data, dtype=None, device=None):
-    if isinstance(data, Tensor) and dtype is None and device is None:
-        return data
+    """Like tensor(), but without a copy where none is needed: a tensor already of that dtype and
+    device is returned as is, and a NumPy array of that dtype on the CPU shares its memory."""
+    if isinstance(data, Tensor):
+        return data if dtype is None and device is None else data.to(device=device, dtype=dtype)
+    if (isinstance(data, np.ndarray) and canonical(device) is CPU
+            and (dtype is None or _dt.to_dtype(dtype).np == data.dtype)):
+        return from_numpy(data)
     return tensor(data, dtype=dtype, device=device)
 
 

@@ -1,6 +1,7 @@
 """The torch.* function forms of the Tensor ops (minigrad.exp(x), minigrad.cat([...]), ...)."""
 from . import dtypes as _dt
 from .ops import elementwise as _ew, join as _join, linalg as _linalg
+from .ops.reduce import numpy_names as _np
 from .tensor import Tensor
 
 
@@ -59,8 +60,22 @@ def minimum(input, other):
     return _t(input, "minimum").minimum(other)
 
 
-def where(condition, input, other):
+def where(condition, input=None, other=None):
+    if input is None and other is None:  # where(condition) is nonzero(condition, as_tuple=True)
+        return nonzero(condition, as_tuple=True)
+    if input is None or other is None:
+        raise TypeError("where() received an invalid combination of arguments - got (Tensor, Tensor), but "
+                        "expected one of:\n * (Tensor condition)\n * (Tensor condition, Tensor input, "
+                        "Tensor other, *, Tensor out = None)")
     return _ew.where(condition, input, other)
+
+
+def nonzero(input, *, as_tuple=False):
+    return _t(input, "nonzero").nonzero(as_tuple=as_tuple)
+
+
+def masked_fill(input, mask, value):
+    return _t(input, "masked_fill").masked_fill(mask, value)
 
 
 def _cmp(name):
@@ -73,54 +88,81 @@ def _cmp(name):
 lt, le, gt, ge, eq, ne = _cmp("lt"), _cmp("le"), _cmp("gt"), _cmp("ge"), _cmp("eq"), _cmp("ne")
 
 
-def sum(input, dim=None, keepdim=False, *, dtype=None):
-    return _t(input, "sum").sum(dim, keepdim, dtype=dtype)
+# the reductions also take NumPy's spellings axis= and keepdims=, as torch's do
+def sum(input, dim=None, keepdim=False, *, dtype=None, axis=None, keepdims=None):
+    return _t(input, "sum").sum(dim, keepdim, dtype=dtype, axis=axis, keepdims=keepdims)
 
 
-def mean(input, dim=None, keepdim=False, *, dtype=None):
-    return _t(input, "mean").mean(dim, keepdim, dtype=dtype)
+def mean(input, dim=None, keepdim=False, *, dtype=None, axis=None, keepdims=None):
+    return _t(input, "mean").mean(dim, keepdim, dtype=dtype, axis=axis, keepdims=keepdims)
 
 
-def max(input, dim=None, keepdim=False, *, other=None):
+def max(input, dim=None, keepdim=False, *, other=None, axis=None, keepdims=None):
     from .ops.reduce import max as _max
+    dim, keepdim = _np("max", dim, keepdim, axis, keepdims)
     return _max(_t(input, "max"), dim, keepdim, other=other)
 
 
-def min(input, dim=None, keepdim=False, *, other=None):
+def min(input, dim=None, keepdim=False, *, other=None, axis=None, keepdims=None):
     from .ops.reduce import min as _min
+    dim, keepdim = _np("min", dim, keepdim, axis, keepdims)
     return _min(_t(input, "min"), dim, keepdim, other=other)
 
 
-def amax(input, dim=(), keepdim=False):
-    return _t(input, "amax").amax(dim, keepdim)
+def amax(input, dim=(), keepdim=False, *, axis=None, keepdims=None):
+    return _t(input, "amax").amax(dim, keepdim, axis=axis, keepdims=keepdims)
 
 
-def amin(input, dim=(), keepdim=False):
-    return _t(input, "amin").amin(dim, keepdim)
+def amin(input, dim=(), keepdim=False, *, axis=None, keepdims=None):
+    return _t(input, "amin").amin(dim, keepdim, axis=axis, keepdims=keepdims)
 
 
-def argmax(input, dim=None, keepdim=False):
-    return _t(input, "argmax").argmax(dim, keepdim)
+def argmax(input, dim=None, keepdim=False, *, axis=None, keepdims=None):
+    return _t(input, "argmax").argmax(dim, keepdim, axis=axis, keepdims=keepdims)
 
 
-def argmin(input, dim=None, keepdim=False):
-    return _t(input, "argmin").argmin(dim, keepdim)
+def argmin(input, dim=None, keepdim=False, *, axis=None, keepdims=None):
+    return _t(input, "argmin").argmin(dim, keepdim, axis=axis, keepdims=keepdims)
 
 
-def var(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
-    return _t(input, "var").var(dim, unbiased, keepdim, correction=correction)
+def any(input, dim=None, keepdim=False, *, axis=None, keepdims=None):
+    return _t(input, "any").any(dim, keepdim, axis=axis, keepdims=keepdims)
 
 
-def std(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
-    return _t(input, "std").std(dim, unbiased, keepdim, correction=correction)
+def all(input, dim=None, keepdim=False, *, axis=None, keepdims=None):
+    return _t(input, "all").all(dim, keepdim, axis=axis, keepdims=keepdims)
 
 
-def softmax(input, dim, dtype=None):
-    return _t(input, "softmax").softmax(dim, dtype)
+def var(input, dim=None, unbiased=None, keepdim=False, *, correction=None, axis=None, keepdims=None):
+    return _t(input, "var").var(dim, unbiased, keepdim, correction=correction, axis=axis, keepdims=keepdims)
 
 
-def log_softmax(input, dim, dtype=None):
-    return _t(input, "log_softmax").log_softmax(dim, dtype)
+def std(input, dim=None, unbiased=None, keepdim=False, *, correction=None, axis=None, keepdims=None):
+    return _t(input, "std").std(dim, unbiased, keepdim, correction=correction, axis=axis, keepdims=keepdims)
+
+
+def softmax(input, dim=None, dtype=None, *, axis=None):
+    return _t(input, "softmax").softmax(dim, dtype, axis=axis)
+
+
+def log_softmax(input, dim=None, dtype=None, *, axis=None):
+    return _t(input, "log_softmax").log_softmax(dim, dtype, axis=axis)
+
+
+def norm(input, p="fro", dim=None, keepdim=False, dtype=None):
+    return _t(input, "norm").norm(p, dim, keepdim, dtype)
+
+
+def equal(input, other):
+    return _t(input, "equal").equal(other)
+
+
+def isclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
+    return _t(input, "isclose").isclose(other, rtol, atol, equal_nan)
+
+
+def allclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
+    return _t(input, "allclose").allclose(other, rtol, atol, equal_nan)
 
 
 def matmul(input, other):
@@ -129,6 +171,10 @@ def matmul(input, other):
 
 def mm(input, mat2):
     return _linalg.mm(_t(input, "mm"), mat2)
+
+
+def dot(input, tensor):
+    return _linalg.dot(_t(input, "dot"), tensor)
 
 
 def bmm(input, mat2):
@@ -167,14 +213,18 @@ def clone(input):
     return _t(input, "clone").clone()
 
 
-def cat(tensors, dim=0):
+def cat(tensors, dim=0, *, axis=None):
+    if axis is not None:
+        dim, _ = _np("cat", None if dim == 0 else dim, False, axis, None)
     return _join.cat(tensors, dim)
 
 
 concat = cat
 
 
-def stack(tensors, dim=0):
+def stack(tensors, dim=0, *, axis=None):
+    if axis is not None:
+        dim, _ = _np("stack", None if dim == 0 else dim, False, axis, None)
     return _join.stack(tensors, dim)
 
 

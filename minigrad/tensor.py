@@ -81,6 +81,8 @@ class Tensor:
     def dim(self):
         return self._data.ndim
 
+    ndimension = dim
+
     @property
     def ndim(self):
         return self._data.ndim

@@ -95,20 +95,98 @@ Tensor.clip = Tensor.clamp
 
 
 # ---- reductions -----------------------------------------------------------------------
-Tensor.sum = lambda self, dim=None, keepdim=False, *, dtype=None: red.sum(self, dim, keepdim, dtype=dtype)
-Tensor.mean = lambda self, dim=None, keepdim=False, *, dtype=None: red.mean(self, dim, keepdim, dtype=dtype)
-Tensor.max = lambda self, dim=None, keepdim=False: red.max(self, dim, keepdim)
-Tensor.min = lambda self, dim=None, keepdim=False: red.min(self, dim, keepdim)
-Tensor.amax = lambda self, dim=(), keepdim=False: red.amax(self, dim, keepdim)
-Tensor.amin = lambda self, dim=(), keepdim=False: red.amin(self, dim, keepdim)
-Tensor.argmax = lambda self, dim=None, keepdim=False: red.argmax(self, dim, keepdim)
-Tensor.argmin = lambda self, dim=None, keepdim=False: red.argmin(self, dim, keepdim)
-Tensor.var = lambda self, dim=None, unbiased=None, keepdim=False, *, correction=None: \
-    red.var(self, dim, unbiased, keepdim, correction=correction)
-Tensor.std = lambda self, dim=None, unbiased=None, keepdim=False, *, correction=None: \
-    red.std(self, dim, unbiased, keepdim, correction=correction)
-Tensor.softmax = lambda self, dim, dtype=None: red.softmax(self, dim, dtype)
-Tensor.log_softmax = lambda self, dim, dtype=None: red.log_softmax(self, dim, dtype)
+# each also takes NumPy's spellings axis= and keepdims=, as torch's do (x.sum(axis=0))
+_np = red.numpy_names
+
+
+def _sum(self, dim=None, keepdim=False, *, dtype=None, axis=None, keepdims=None):
+    if axis is not None or keepdims is not None:
+        dim, keepdim = _np("sum", dim, keepdim, axis, keepdims)
+    return red.sum(self, dim, keepdim, dtype=dtype)
+
+
+def _mean(self, dim=None, keepdim=False, *, dtype=None, axis=None, keepdims=None):
+    if axis is not None or keepdims is not None:
+        dim, keepdim = _np("mean", dim, keepdim, axis, keepdims)
+    return red.mean(self, dim, keepdim, dtype=dtype)
+
+
+def _reduction(name, default_dim=None):
+    fn = getattr(red, name)
+
+    def method(self, dim=default_dim, keepdim=False, *, axis=None, keepdims=None):
+        if axis is not None or keepdims is not None:
+            dim, keepdim = _np(name, dim, keepdim, axis, keepdims)
+        return fn(self, dim, keepdim)
+    method.__name__ = name
+    return method
+
+
+def _var_std(name):
+    fn = getattr(red, name)
+
+    def method(self, dim=None, unbiased=None, keepdim=False, *, correction=None, axis=None, keepdims=None):
+        if axis is not None or keepdims is not None:
+            dim, keepdim = _np(name, dim, keepdim, axis, keepdims)
+        return fn(self, dim, unbiased, keepdim, correction=correction)
+    method.__name__ = name
+    return method
+
+
+def _softmax_method(name):
+    fn = getattr(red, name)
+
+    def method(self, dim=None, dtype=None, *, axis=None):
+        if axis is not None:
+            dim, _ = _np(name, dim, False, axis, None)
+        return fn(self, dim, dtype)
+    method.__name__ = name
+    return method
+
+
+Tensor.sum = _sum
+Tensor.mean = _mean
+Tensor.max = _reduction("max")
+Tensor.min = _reduction("min")
+Tensor.amax = _reduction("amax", ())
+Tensor.amin = _reduction("amin", ())
+Tensor.argmax = _reduction("argmax")
+Tensor.argmin = _reduction("argmin")
+Tensor.any = _reduction("any")
+Tensor.all = _reduction("all")
+Tensor.var = _var_std("var")
+Tensor.std = _var_std("std")
+Tensor.softmax = _softmax_method("softmax")
+Tensor.log_softmax = _softmax_method("log_softmax")
+Tensor.norm = lambda self, p="fro", dim=None, keepdim=False, dtype=None: red.norm(self, p, dim, keepdim, dtype)
+Tensor.nonzero = lambda self, *, as_tuple=False: ix.nonzero(self, as_tuple)
+Tensor.dot = lambda self, other: linalg.dot(self, other)
+
+
+def _equal(self, other):
+    if not isinstance(other, Tensor):
+        raise TypeError(f"equal(): argument 'other' (position 2) must be Tensor, not {type(other).__name__}")
+    return self._data.shape == other._data.shape and bool((self == other).all())
+
+
+def _isclose(self, other, rtol=1e-05, atol=1e-08, equal_nan=False):
+    if not isinstance(other, Tensor):
+        raise TypeError(f"isclose(): argument 'other' (position 2) must be Tensor, not {type(other).__name__}")
+    if self._data.dtype != other._data.dtype:
+        raise RuntimeError(f"{self.dtype._legacy[:-6]} did not match {other.dtype._legacy[:-6]}")
+    close = self == other  # also equal infinities, whose difference is nan
+    if self._data.dtype.kind == "f":
+        a, b = ew.where(close, 0.0, self), ew.where(close, 0.0, other)  # no inf - inf computed
+        close = close | ((a - b).abs() <= atol + rtol * b.abs())
+        if equal_nan:
+            close = close | ((self != self) & (other != other))
+    return close
+
+
+Tensor.equal = _equal
+Tensor.isclose = _isclose
+Tensor.allclose = lambda self, other, rtol=1e-05, atol=1e-08, equal_nan=False: \
+    bool(_isclose(self, other, rtol, atol, equal_nan).all())
 
 
 # ---- shape ----------------------------------------------------------------------------
@@ -118,6 +196,7 @@ Tensor.flatten = lambda self, start_dim=0, end_dim=-1: sh.flatten(self, start_di
 Tensor.squeeze = lambda self, dim=None: sh.squeeze(self, dim)
 Tensor.unsqueeze = lambda self, dim: sh.unsqueeze(self, dim)
 Tensor.transpose = lambda self, dim0, dim1: sh.transpose(self, dim0, dim1)
+Tensor.swapaxes = Tensor.swapdims = Tensor.transpose
 Tensor.t = lambda self: sh.t(self)
 Tensor.T = property(lambda self: sh.permute(self, tuple(range(self._data.ndim))[::-1]))
 Tensor.mT = property(lambda self: sh.transpose(self, -2, -1))
@@ -155,6 +234,9 @@ Tensor.sub_ = _sub_
 Tensor.mul_ = lambda self, other: inplace_arith(self, "mul", ew.Mul, other)
 Tensor.div_ = lambda self, other: inplace_arith(self, "div", ew.Div, other, True)
 Tensor.clamp_ = lambda self, min=None, max=None: inplace(self, lambda t: ew.clamp(t, min, max))
+Tensor.masked_fill = lambda self, mask, value: ew.masked_fill(self, mask, value)
+Tensor.masked_fill_ = lambda self, mask, value: inplace(self, lambda t: ew.masked_fill(t, mask, value),
+                                                        value if isinstance(value, Tensor) else None)
 Tensor.clip_ = Tensor.clamp_
 Tensor.__iadd__ = _add_
 Tensor.__isub__ = _sub_

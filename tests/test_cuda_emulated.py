@@ -39,7 +39,7 @@ SUITE = ["test_backend_contract.py", "test_ops.py", "test_loss.py", "test_engine
          "test_inplace_views.py", "test_autograd.py", "test_gradcheck.py", "test_errors.py",
          "test_tensor_api.py", "test_bench.py", "test_cuda_emulated.py", "test_nn.py",
          "test_nn_functional.py", "test_optim.py", "test_data.py", "test_serialization.py",
-         "test_viz.py"]
+         "test_viz.py", "test_compat.py"]
 
 
 def _summary_counts(text):

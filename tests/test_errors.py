@@ -44,6 +44,9 @@ def test_broadcast_mismatch_reports_the_failing_dimension():
            lambda: minigrad.ones(2, 3) + minigrad.ones(4, 3))
     raises(RuntimeError, "The size of tensor a (3) must match the size of tensor b (4) at non-singleton dimension 1",
            lambda: minigrad.ones(2, 3) * minigrad.ones(2, 4))
+    # two misfits: torch checks from the last dimension and names that one
+    raises(RuntimeError, "The size of tensor a (3) must match the size of tensor b (2) at non-singleton dimension 1",
+           lambda: minigrad.ones(2, 3) + minigrad.ones(3, 2))
 
 
 def test_inplace_cannot_grow_the_output():

@@ -7,12 +7,13 @@ def broadcast_shape(a, b):
         return a
     n = max(len(a), len(b))
     pa, pb = (1,) * (n - len(a)) + tuple(a), (1,) * (n - len(b)) + tuple(b)
-    out = []
-    for i, (x, y) in enumerate(zip(pa, pb)):
+    out = [0] * n
+    for i in range(n - 1, -1, -1):  # from the last dim, as torch checks (and names the first misfit)
+        x, y = pa[i], pb[i]
         if x == y or y == 1:
-            out.append(x)
+            out[i] = x
         elif x == 1:
-            out.append(y)
+            out[i] = y
         else:
             raise RuntimeError(f"The size of tensor a ({x}) must match the size of tensor b ({y}) "
                                f"at non-singleton dimension {i}")

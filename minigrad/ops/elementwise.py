@@ -523,6 +523,33 @@ def where(cond, a, b):
     return Where.apply(cond, a, b)
 
 
+class MaskedFill(Where):
+    _node_name = "MaskedFillBackward0"
+
+
+class MaskedFillTensor(Where):
+    _node_name = "MaskedFillBackward1"
+
+
+def masked_fill(a, mask, value):
+    """a with value where mask is True: a where(mask, value, a) that keeps a's dtype."""
+    if not isinstance(mask, Tensor):
+        raise TypeError(f"masked_fill(): argument 'mask' (position 1) must be Tensor, not {type(mask).__name__}")
+    if mask._data.dtype.kind != "b":
+        raise RuntimeError(f"masked_fill_ only supports boolean masks, but got mask with dtype "
+                           f"{mask.dtype._legacy[:-6].lower().replace('long', 'long int')}")
+    if mask._device is not a._device:
+        raise device_error(a, mask)
+    if isinstance(value, Tensor):
+        if value._data.ndim:
+            raise RuntimeError(f"masked_fill_ only supports a 0-dimensional value tensor, but got tensor with "
+                               f"{value._data.ndim} dimension(s).")
+        cls, value = MaskedFillTensor, value.to(a._device).to(a.dtype)
+    else:
+        cls, value = MaskedFill, _make(a._device.backend.full((), value, a._data.dtype), a._device)
+    return cls.apply(mask, value, a)
+
+
 class ToCopy(Builtin):
     _node_name = "ToCopyBackward0"
 

@@ -30,11 +30,8 @@ def normalize_index(a, index):
                 continue
             out.append(item._data)
             basic = False
-        elif isinstance(item, (list, tuple)):
-            arr = be.asarray(item)
-            if arr.dtype.kind == "f":
-                raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
-            out.append(arr if arr.dtype.kind == "b" else be.astype(arr, "int64"))
+        elif isinstance(item, (list, tuple, range)):
+            out.append(_sequence_index(be, item))
             basic = False
         elif item is None or item is Ellipsis or isinstance(item, (int, slice)):
             if isinstance(item, bool):
@@ -44,6 +41,9 @@ def normalize_index(a, index):
                 if isinstance(item, slice) and item.step is not None and item.step <= 0:
                     raise ValueError("step must be greater than zero")
                 out.append(item)
+        elif getattr(item, "ndim", 0):  # a NumPy array
+            out.append(_sequence_index(be, item))
+            basic = False
         elif hasattr(item, "__index__"):
             out.append(item.__index__())
         else:
@@ -51,6 +51,15 @@ def normalize_index(a, index):
                              f"Variables are valid indices (got {type(item).__name__})")
     _check_index(a._data.shape, out)
     return tuple(out), basic
+
+
+def _sequence_index(be, item):
+    """A list, tuple, range or NumPy array of ints or bools, as the int64 or bool index array an
+    equal tensor would give."""
+    arr = be.asarray(item)
+    if arr.dtype.kind == "f" and arr.size:  # an empty list [] is an empty integer index
+        raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
+    return arr if arr.dtype.kind == "b" else be.astype(arr, "int64")
 
 
 def _check_index(shape, index):
@@ -171,3 +180,24 @@ def setitem(a, index, value):
         value = value.to(a.dtype)
     idx, _ = normalize_index(a, index)
     return inplace(a, lambda t: IndexPut.apply(t, value, idx), value)
+
+
+def nonzero(a, as_tuple=False):
+    """The indices of a's nonzero elements: an (n, ndim) int64 tensor, or one 1-d tensor per dim."""
+    be = a._device.backend
+    shape = a._data.shape
+    mask = be.ne(a._data, 0)
+    if not shape:  # a 0-d tensor counts as one element, with no dims to index
+        mask, shape = be.reshape(mask, (1,)), (1,)
+        if not as_tuple:
+            n = be.to_numpy(mask).sum()
+            return _make(be.zeros((int(n), 0), "int64"), a._device)
+    cols = []
+    for d, n in enumerate(shape):
+        along = [1] * len(shape)
+        along[d] = n
+        positions = be.broadcast_to(be.reshape(be.arange(0, n, 1, "int64"), tuple(along)), shape)
+        cols.append(be.getitem(positions, (mask,)))
+    if as_tuple:
+        return tuple(_make(c, a._device) for c in cols)
+    return _make(be.concatenate([be.reshape(c, (-1, 1)) for c in cols], 1), a._device)

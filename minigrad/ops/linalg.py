@@ -1,4 +1,4 @@
-"""Matrix products: matmul (1-d, 2-d, batched, broadcast batched), mm, bmm."""
+"""Matrix products: matmul (1-d, 2-d, batched, broadcast batched), dot, mm, bmm."""
 from ..tensor import Tensor, _make
 from .broadcast import broadcast_shape, sum_to
 from ..autograd.function import apply_binary
@@ -136,6 +136,17 @@ def matmul(a, b):
             raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied (1x{sa[0]} and {_sizes(sb[-2:])})")
         raise _batch2_error(sa, sb)
     return apply_binary(Bmm, a, b)
+
+
+def dot(a, b):
+    if not isinstance(b, Tensor):
+        raise TypeError(f"dot(): argument 'tensor' (position 1) must be Tensor, not {type(b).__name__}")
+    if a._data.ndim != 1 or b._data.ndim != 1:
+        raise RuntimeError(f"1D tensors expected, but got {a._data.ndim}D and {b._data.ndim}D tensors")
+    if a._data.dtype != b._data.dtype:
+        raise RuntimeError(f"dot : expected both vectors to have same dtype, but found {a.dtype._legacy[:-6]} "
+                           f"and {b.dtype._legacy[:-6]}")
+    return matmul(a, b)
 
 
 def mm(a, b):

@@ -22,6 +22,19 @@ def normalize_dims(dim, ndim):
     return (d,) if ndim else ()
 
 
+def numpy_names(name, dim, keepdim, axis, keepdims):
+    """NumPy's spellings axis= and keepdims=, which torch accepts for dim= and keepdim=."""
+    if axis is not None:
+        if dim is not None and dim != ():
+            raise TypeError(f"{name}() got an unexpected keyword argument 'axis'")
+        dim = axis
+    if keepdims is not None:
+        if keepdim:
+            raise TypeError(f"{name}() got an unexpected keyword argument 'keepdims'")
+        keepdim = keepdims
+    return dim, keepdim
+
+
 def _kept_shape(shape, dims):
     return tuple(1 if i in dims else s for i, s in enumerate(shape))
 
@@ -204,8 +217,15 @@ def _arange_along(shape, dim, like):
     return _make(be.reshape(be.arange(0, shape[dim], 1, int64.np), tuple(view)), like._device)
 
 
-return_types_max = namedtuple("max", ["values", "indices"])
-return_types_min = namedtuple("min", ["values", "indices"])
+def _return_type(name):
+    """torch.return_types.max/min: a (values, indices) named tuple with torch's repr."""
+    def __repr__(self):
+        return f"minigrad.return_types.{name}(\nvalues={self.values!r},\nindices={self.indices!r})"
+    return type(name, (namedtuple(name, ["values", "indices"]),), {"__slots__": (), "__repr__": __repr__})
+
+
+return_types_max = _return_type("max")
+return_types_min = _return_type("min")
 
 
 def _max_min(a, dim, keepdim, other, all_cls, dim_cls, rtype, pairwise):
@@ -384,3 +404,76 @@ def log_softmax(a, dim=None, dtype=None):
     if a._data.ndim == 0:
         return a * 0
     return apply_first(LogSoftmax, a, d)
+
+
+def any(a, dim=None, keepdim=False):
+    """True where some element along dim is nonzero (not differentiable: a bool tensor)."""
+    return _count_test(a, dim, keepdim, "ne", "gt")
+
+
+def all(a, dim=None, keepdim=False):
+    """True where every element along dim is nonzero; an empty reduction is True, as in torch."""
+    return _count_test(a, dim, keepdim, "eq", "eq")
+
+
+def _count_test(a, dim, keepdim, pick, test):
+    # count the elements picked (nonzero for any, zero for all), then test the count against 0
+    be = a._device.backend
+    dims = normalize_dims(dim, a._data.ndim)
+    count = be.sum(getattr(be, pick)(a._data, 0), dims, keepdim, int64.np)
+    return _make(getattr(be, test)(count, 0), a._device)
+
+
+class Norm(Builtin):
+    """The p-norm over dims (torch.linalg.vector_norm); a zero norm has a zero gradient."""
+    _node_name = "LinalgVectorNormBackward0"
+
+    @staticmethod
+    def forward(ctx, a, p, dims, keepdim):
+        be = a._device.backend
+        x = be.abs(a._data)
+        if p == float("inf"):
+            out = be.amax(x, dims, keepdim)
+        elif p == 2:
+            out = be.sqrt(be.sum(be.mul(x, x), dims, keepdim))
+        elif p == 1:
+            out = be.sum(x, dims, keepdim)
+        else:
+            out = be.pow(be.sum(be.pow(x, p), dims, keepdim), 1.0 / p)
+        out = _make(out, a._device)
+        ctx.save_for_backward(a, out)
+        ctx.p, ctx.dims, ctx.keepdim = p, dims, keepdim
+        return out
+
+    @staticmethod
+    def backward(ctx, g):
+        from .elementwise import where
+        a, out = ctx.saved_tensors
+        shape, dims, keepdim, p = a._data.shape, ctx.dims, ctx.keepdim, ctx.p
+        g, norm = _expand_back(g, shape, dims, keepdim), _expand_back(out, shape, dims, keepdim)
+        if p == 1:
+            return g * a.sign(), None, None, None
+        if p == float("inf"):
+            hit = (a.abs() == norm).to(g.dtype)
+            return g * a.sign() * hit / hit.sum(dims, keepdim=True), None, None, None
+        # a zero norm means a zero slice: divide by 1 there, so no 0/0 reaches any derivative
+        safe = where(norm == 0, 1.0, norm)
+        if p == 2:
+            return g * a / safe, None, None, None
+        return g * a.sign() * a.abs() ** (p - 1) / safe ** (p - 1), None, None, None
+
+
+def norm(a, p="fro", dim=None, keepdim=False, dtype=None):
+    """Tensor.norm / torch.norm for vector norms: p = 'fro', a positive number, or inf."""
+    if dtype is not None:
+        a = a.to(dtype)
+    if a._data.dtype.kind != "f":
+        raise RuntimeError("linalg.vector_norm: Expected a floating point or complex tensor as input. "
+                           f"Got {a.dtype._legacy[:-6]}")
+    if p == "fro" or p is None:
+        p = 2
+    if isinstance(p, str) or not p > 0:
+        raise NotImplementedError(f"norm with p={p!r} is not supported by minigrad (use 'fro', a positive "
+                                  "number or inf)")
+    dims = normalize_dims(dim, a._data.ndim)
+    return apply_first(Norm, a, float(p), dims, keepdim)
