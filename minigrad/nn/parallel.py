@@ -20,9 +20,17 @@ from .modules.module import Module, _replica_registries
 
 
 def _as_device(d):
+    """A device from a device_ids / output_device entry: an int is a CUDA index (-1 the CPU)."""
     if isinstance(d, int) and not isinstance(d, bool):
-        return canonical(f"cuda:{d}")
+        return canonical("cpu" if d == -1 else f"cuda:{d}")
     return canonical(d)
+
+
+def _device_index(d):
+    """torch stores device_ids and output_device as CUDA indices; a CPU device (minigrad's way
+    to run the path without GPUs) stays a device."""
+    dev = _as_device(d)
+    return dev.index if dev.type == "cuda" else dev
 
 
 def _device_label(dev):
@@ -101,7 +109,11 @@ def replicate(module, devices):
                     params.append((name, Broadcast.apply(p, dev)))
                 else:
                     params.append((name, p.detach().to(dev)))
-            buffers = [(name, None if b is None else (b if b._device is dev else b.to(dev)))
+            # the first replica's buffers are the originals (in-place updates in its forward, such
+            # as running statistics, reach the module); the others get copies, as in torch, also
+            # when they run on the same device
+            buffers = [(name, None if b is None else
+                        b if b._device is dev and not replicas else b.to(dev, copy=True))
                        for name, b in m._buffers.items()]
             _replica_registries(r, params, buffers, list(m._modules.items()))
             copies[id(m)] = r
@@ -182,7 +194,11 @@ def gather(outputs, target_device, dim=0):
 
 
 class DataParallel(Module):
-    """torch.nn.DataParallel(module, device_ids=None, output_device=None, dim=0)."""
+    """torch.nn.DataParallel(module, device_ids=None, output_device=None, dim=0).
+
+    As torch's, the module may still be elsewhere when it is wrapped (`DataParallel(model)` then
+    `model.to(device)`): forward checks that its parameters and buffers are on device_ids[0].
+    device_ids and output_device hold CUDA indices, as torch's; "cpu" entries stay devices."""
 
     def __init__(self, module, device_ids=None, output_device=None, dim=0):
         super().__init__()
@@ -197,10 +213,13 @@ class DataParallel(Module):
             device_ids = list(range(_cuda.device_count()))
         if len(device_ids) == 0:
             raise ValueError("DataParallel: device_ids is empty")
-        self.device_ids = [_as_device(d) for d in device_ids]
-        self.output_device = _as_device(output_device) if output_device is not None else self.device_ids[0]
-        self.src_device_obj = self.device_ids[0]
-        self._check_devices()
+        if output_device is None:
+            output_device = device_ids[0]
+        self.device_ids = [_device_index(d) for d in device_ids]
+        self.output_device = _device_index(output_device)
+        self.src_device_obj = _as_device(self.device_ids[0])
+        if len(self.device_ids) == 1:
+            self.module.to(self.src_device_obj)
 
     def _check_devices(self):
         src = self.src_device_obj
@@ -213,15 +232,16 @@ class DataParallel(Module):
         if not self.device_ids:
             return self.module(*inputs, **kwargs)
         self._check_devices()
-        inputs, kwargs = scatter_kwargs(inputs, kwargs, self.device_ids, self.dim)
+        devices = [_as_device(d) for d in self.device_ids]
+        inputs, kwargs = scatter_kwargs(inputs, kwargs, devices, self.dim)
         if not inputs and not kwargs:
             inputs, kwargs = ((),), ({},)
-        if len(self.device_ids) == 1:
+        if len(devices) == 1:
             return self.module(*inputs[0], **kwargs[0])
-        devices = self.device_ids[:len(inputs)]
+        devices = devices[:len(inputs)]
         replicas = replicate(self.module, devices)
         outputs = parallel_apply(replicas, inputs, kwargs, devices)
-        return gather(outputs, self.output_device, self.dim)
+        return gather(outputs, _as_device(self.output_device), self.dim)
 
     def extra_repr(self):
         return ""

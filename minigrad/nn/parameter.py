@@ -1,4 +1,4 @@
-"""nn.Parameter: a leaf tensor that a Module registers as one of its parameters."""
+"""nn.Parameter and nn.Buffer: the tensors a Module registers when assigned as attributes."""
 from ..tensor import Tensor
 
 
@@ -39,3 +39,26 @@ class Parameter(Tensor):
         p = Parameter(self.detach().clone(), self._requires_grad)
         memo[id(self)] = p
         return p
+
+
+class _BufferMeta(type):
+    # isinstance(t, Buffer) is true for the tensors Buffer(...) returns, as in torch
+    def __instancecheck__(cls, instance):
+        if cls is Buffer:
+            return isinstance(instance, Tensor) and getattr(instance, "_is_buffer", False)
+        return super().__instancecheck__(instance)
+
+
+class Buffer(Tensor, metaclass=_BufferMeta):
+    """torch.nn.Buffer: `self.stats = nn.Buffer(t)` in a Module registers a buffer, as
+    `register_buffer("stats", t, persistent=...)` does. It returns a detached tensor sharing
+    t's memory, marked as a buffer."""
+
+    def __new__(cls, data=None, *, persistent=True):
+        if data is None:
+            from ..creation import empty
+            data = empty(0)
+        t = data.detach().requires_grad_(data.requires_grad)
+        t.persistent = persistent
+        t._is_buffer = True
+        return t

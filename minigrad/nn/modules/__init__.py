@@ -1,4 +1,5 @@
 """The Module classes of minigrad.nn."""
+from ..parameter import Buffer
 from .module import Module
 from .linear import Identity, Linear
 from .activation import ReLU, LeakyReLU, Sigmoid, Tanh, Softmax, LogSoftmax
@@ -7,6 +8,7 @@ from .container import Sequential, ModuleList, ModuleDict
 from .loss import (MSELoss, L1Loss, SmoothL1Loss, CrossEntropyLoss, NLLLoss, BCELoss,
                    BCEWithLogitsLoss)
 
-__all__ = ["Module", "Identity", "Linear", "ReLU", "LeakyReLU", "Sigmoid", "Tanh", "Softmax",
-           "LogSoftmax", "Flatten", "Dropout", "Sequential", "ModuleList", "ModuleDict", "MSELoss",
-           "L1Loss", "SmoothL1Loss", "CrossEntropyLoss", "NLLLoss", "BCELoss", "BCEWithLogitsLoss"]
+__all__ = ["Buffer", "Module", "Identity", "Linear", "ReLU", "LeakyReLU", "Sigmoid", "Tanh",
+           "Softmax", "LogSoftmax", "Flatten", "Dropout", "Sequential", "ModuleList", "ModuleDict",
+           "MSELoss", "L1Loss", "SmoothL1Loss", "CrossEntropyLoss", "NLLLoss", "BCELoss",
+           "BCEWithLogitsLoss"]

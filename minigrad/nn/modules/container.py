@@ -1,5 +1,6 @@
 """Containers: nn.Sequential, nn.ModuleList, nn.ModuleDict."""
 from collections import OrderedDict
+from collections.abc import Iterable, Mapping
 import operator
 
 from .module import Module, _addindent
@@ -36,7 +37,7 @@ class Sequential(Module):
 
     def __setitem__(self, idx, module):
         key = list(self._modules.keys())[_index(idx, len(self._modules), "Sequential")]
-        self.add_module(key, module)
+        setattr(self, key, module)
 
     def __delitem__(self, idx):
         if isinstance(idx, slice):
@@ -62,6 +63,45 @@ class Sequential(Module):
             raise ValueError("add operator supports only objects of Sequential class, but "
                              f"{type(other)} is given.")
         return Sequential(*self, *other)
+
+    def __iadd__(self, other):
+        if not isinstance(other, Sequential):
+            raise ValueError("add operator supports only objects of Sequential class, but "
+                             f"{type(other)} is given.")
+        offset = len(self)
+        for i, module in enumerate(other):
+            self.add_module(str(i + offset), module)
+        return self
+
+    def _check_factor(self, other):
+        if not isinstance(other, int):
+            raise TypeError(f"unsupported operand type(s) for *: {type(self)} and {type(other)}")
+        if other <= 0:
+            raise ValueError(f"Non-positive multiplication factor {other} for {type(self)}")
+
+    def __mul__(self, other):
+        """`seq * n`: a Sequential of the same modules (not copies) repeated n times."""
+        self._check_factor(other)
+        combined = Sequential()
+        offset = 0
+        for _ in range(other):
+            for module in self:
+                combined.add_module(str(offset), module)
+                offset += 1
+        return combined
+
+    def __rmul__(self, other):
+        return self.__mul__(other)
+
+    def __imul__(self, other):
+        self._check_factor(other)
+        items = list(self)
+        offset = len(self)
+        for _ in range(other - 1):
+            for module in items:
+                self.add_module(str(offset), module)
+                offset += 1
+        return self
 
     def append(self, module):
         self.add_module(str(len(self)), module)
@@ -107,7 +147,7 @@ class ModuleList(Module):
         return self._modules[str(_index(idx, len(self._modules), "ModuleList"))]
 
     def __setitem__(self, idx, module):
-        self.add_module(str(_index(idx, len(self._modules), "ModuleList")), module)
+        setattr(self, str(_index(idx, len(self._modules), "ModuleList")), module)
 
     def __delitem__(self, idx):
         if isinstance(idx, slice):
@@ -131,8 +171,8 @@ class ModuleList(Module):
 
     def __add__(self, other):
         combined = ModuleList()
-        for m in list(self) + list(other):
-            combined.append(m)
+        for i, module in enumerate(list(self) + list(other)):
+            combined.add_module(str(i), module)
         return combined
 
     def append(self, module):
@@ -140,20 +180,20 @@ class ModuleList(Module):
         return self
 
     def extend(self, modules):
-        if isinstance(modules, Module) and not isinstance(modules, (ModuleList, Sequential)) or \
-                not hasattr(modules, "__iter__"):
+        if not isinstance(modules, Iterable):
             raise TypeError("ModuleList.extend should be called with an iterable, but got " +
                             type(modules).__name__)
-        for m in modules:
-            self.append(m)
+        offset = len(self)
+        for i, module in enumerate(modules):
+            self.add_module(str(offset + i), module)
         return self
 
     def insert(self, index, module):
+        """As list.insert, negative indices included (torch's raises KeyError for those)."""
         items = list(self._modules.values())
-        items.insert(index, module)
-        self._modules.clear()
-        for i, m in enumerate(items):
-            self.add_module(str(i), m)
+        items.insert(operator.index(index), module)
+        for i in range(len(items)):
+            self.add_module(str(i), items[i])
 
     def pop(self, key):
         v = self[key]
@@ -225,6 +265,18 @@ class ModuleDict(Module):
         self._modules.clear()
 
     def update(self, modules):
-        items = modules.items() if hasattr(modules, "items") else modules
-        for key, m in items:
-            self[key] = m
+        if not isinstance(modules, Iterable):
+            raise TypeError("ModuleDict.update should be called with an iterable of key/value pairs, "
+                            "but got " + type(modules).__name__)
+        if isinstance(modules, (OrderedDict, ModuleDict, Mapping)):
+            for key, module in modules.items():
+                self[key] = module
+            return
+        for j, m in enumerate(modules):
+            if not isinstance(m, Iterable):
+                raise TypeError("ModuleDict update sequence element #" + str(j) +
+                                " should be Iterable; is" + type(m).__name__)
+            if not len(m) == 2:
+                raise ValueError("ModuleDict update sequence element #" + str(j) + " has length " +
+                                 str(len(m)) + "; 2 is required")
+            self[m[0]] = m[1]

@@ -6,12 +6,18 @@ from .module import Module
 
 
 def _legacy_reduction(size_average, reduce):
-    warnings.warn("size_average and reduce args will be deprecated, please use reduction='{}' instead.")
+    """The reduction the deprecated size_average / reduce pair means, with torch's warning."""
     size_average = True if size_average is None else size_average
     reduce = True if reduce is None else reduce
-    if not reduce:
-        return "none"
-    return "mean" if size_average else "sum"
+    if size_average and reduce:
+        ret = "mean"
+    elif reduce:
+        ret = "sum"
+    else:
+        ret = "none"
+    warnings.warn(f"size_average and reduce args will be deprecated, please use reduction='{ret}' instead.",
+                  stacklevel=3)
+    return ret
 
 
 class _Loss(Module):

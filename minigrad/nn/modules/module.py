@@ -1,33 +1,73 @@
 """nn.Module: parameters, buffers and submodules registered by attribute, as torch.nn.Module."""
 from collections import OrderedDict, namedtuple
+from collections.abc import Mapping
 import itertools
+import warnings
 
 from ...autograd.function import MODULE_SCOPE
 from ...autograd.grad_mode import no_grad
 from ...devices import canonical
 from ... import dtypes as _dt
 from ...tensor import Tensor
-from ..parameter import Parameter
+from ..parameter import Buffer, Parameter
 
-_IncompatibleKeys = namedtuple("IncompatibleKeys", ["missing_keys", "unexpected_keys"])
+_EXTRA_STATE_KEY_SUFFIX = "_extra_state"
 
-_hook_ids = itertools.count()
+
+class _IncompatibleKeys(namedtuple("IncompatibleKeys", ["missing_keys", "unexpected_keys"])):
+    """What load_state_dict returns; prints as torch's `<All keys matched successfully>` when
+    nothing is missing or unexpected."""
+    __slots__ = ()
+
+    def __repr__(self):
+        if not self.missing_keys and not self.unexpected_keys:
+            return "<All keys matched successfully>"
+        return super().__repr__()
+
+    __str__ = __repr__
 
 
 class RemovableHandle:
     """What register_*_hook returns: `.remove()` unregisters the hook (also as a context manager)."""
+    next_id = 0
 
-    def __init__(self, hooks_dict, key):
-        self._hooks, self.id = hooks_dict, key
+    def __init__(self, hooks_dict, *, extra_dict=None):
+        self._hooks = hooks_dict
+        self.id = RemovableHandle.next_id
+        RemovableHandle.next_id += 1
+        if extra_dict is None:
+            extra_dict = ()
+        elif isinstance(extra_dict, dict):
+            extra_dict = (extra_dict,)
+        self._extra = tuple(extra_dict)
 
     def remove(self):
         self._hooks.pop(self.id, None)
+        for d in self._extra:
+            d.pop(self.id, None)
 
     def __enter__(self):
         return self
 
     def __exit__(self, *exc):
         self.remove()
+
+
+def _typename(obj):
+    """torch.typename: a tensor's legacy type name, else the qualified name of obj's class."""
+    if isinstance(obj, Tensor):
+        return ("minigrad.cuda." if obj.is_cuda else "minigrad.") + obj.dtype._legacy
+    module = getattr(obj, "__module__", "") or ""
+    if hasattr(obj, "__qualname__"):
+        qualname = obj.__qualname__
+    elif hasattr(obj, "__name__"):
+        qualname = obj.__name__
+    else:
+        module = obj.__class__.__module__ or ""
+        qualname = obj.__class__.__qualname__
+    if module in ("", "builtins"):
+        return qualname
+    return f"{module}.{qualname}"
 
 
 class _Registry(dict):
@@ -88,19 +128,18 @@ def _addindent(s, num_spaces):
     return lines[0] + "\n" + "\n".join(pad + line for line in lines[1:])
 
 
-def _type_name(value):
-    if isinstance(value, Tensor):
-        return f"minigrad.{value.dtype._legacy}"
-    return type(value).__name__
-
-
 class Module:
     """Base class of all layers and models: subclass it, build layers in `__init__`, compute
     in `forward`, and call the instance."""
     training = True
+    call_super_init = False  # as torch's: True passes __init__'s arguments on (cooperative classes)
+    _version = 1
 
     def __init__(self, *args, **kwargs):
-        if args or kwargs:
+        if self.call_super_init is False and kwargs:
+            raise TypeError(f"{type(self).__name__}.__init__() got an unexpected keyword argument "
+                            f"'{next(iter(kwargs))}'")
+        if self.call_super_init is False and args:
             raise TypeError(f"{type(self).__name__}.__init__() takes 1 positional argument but "
                             f"{len(args) + 1} were given")
         d = self.__dict__
@@ -109,8 +148,10 @@ class Module:
         d["_buffers"] = _Registry(self)
         d["_non_persistent_buffers_set"] = set()
         d["_modules"] = _Registry(self)
-        d["_forward_hooks"] = OrderedDict()
-        d["_forward_pre_hooks"] = OrderedDict()
+        for key in _HOOK_DICTS:
+            d[key] = OrderedDict()
+        if self.call_super_init:
+            super().__init__(*args, **kwargs)
 
     def forward(self, *input):
         raise NotImplementedError(f'Module [{type(self).__name__}] is missing the required "forward" function')
@@ -127,38 +168,69 @@ class Module:
             MODULE_SCOPE.current = prev
 
     def _call_with_hooks(self, args, kwargs):
-        for hook, with_kwargs in list(self._forward_pre_hooks.values()):
-            if with_kwargs:
-                res = hook(self, args, kwargs)
+        """torch's _call_impl with forward hooks: pre-hooks may replace the arguments, hooks the
+        result; when the forward (or a hook) raises, the hooks registered with always_call=True
+        that have not run yet still run, and the error propagates."""
+        result = None
+        called_always = set()
+        try:
+            pre_kw = self._forward_pre_hooks_with_kwargs
+            for hook_id, hook in list(self._forward_pre_hooks.items()):
+                if hook_id in pre_kw:
+                    res = hook(self, args, kwargs)
+                    if res is not None:
+                        if not (isinstance(res, tuple) and len(res) == 2):
+                            raise RuntimeError("forward pre-hook must return None or a tuple of "
+                                               f"(new_args, new_kwargs), but got {res}.")
+                        args, kwargs = res
+                else:
+                    res = hook(self, args)
+                    if res is not None:
+                        args = res if isinstance(res, tuple) else (res,)
+            result = self.forward(*args, **kwargs)
+            with_kw, always = self._forward_hooks_with_kwargs, self._forward_hooks_always_called
+            for hook_id, hook in list(self._forward_hooks.items()):
+                if hook_id in always:
+                    called_always.add(hook_id)
+                res = hook(self, args, kwargs, result) if hook_id in with_kw else hook(self, args, result)
                 if res is not None:
-                    if not (isinstance(res, tuple) and len(res) == 2):
-                        raise RuntimeError("forward pre-hook must return None or a tuple of "
-                                           f"(new_args, new_kwargs), but got {res}.")
-                    args, kwargs = res
-            else:
-                res = hook(self, args)
-                if res is not None:
-                    args = res if isinstance(res, tuple) else (res,)
-        result = self.forward(*args, **kwargs)
-        for hook, with_kwargs in list(self._forward_hooks.values()):
-            res = hook(self, args, kwargs, result) if with_kwargs else hook(self, args, result)
-            if res is not None:
-                result = res
-        return result
+                    result = res
+            return result
+        except Exception:
+            with_kw = self._forward_hooks_with_kwargs
+            for hook_id, hook in list(self._forward_hooks.items()):
+                if hook_id in self._forward_hooks_always_called and hook_id not in called_always:
+                    try:
+                        res = hook(self, args, kwargs, result) if hook_id in with_kw else \
+                            hook(self, args, result)
+                        if res is not None:
+                            result = res
+                    except Exception as e:
+                        warnings.warn("module forward hook with ``always_call=True`` raised an exception "
+                                      f"that was silenced as another error was raised in forward: {e}",
+                                      stacklevel=2)
+            raise
 
     def register_forward_pre_hook(self, hook, *, prepend=False, with_kwargs=False):
-        return self._add_hook(self._forward_pre_hooks, (hook, with_kwargs), prepend)
+        handle = RemovableHandle(self._forward_pre_hooks, extra_dict=self._forward_pre_hooks_with_kwargs)
+        self._forward_pre_hooks[handle.id] = hook
+        if with_kwargs:
+            self._forward_pre_hooks_with_kwargs[handle.id] = True
+        if prepend:
+            self._forward_pre_hooks.move_to_end(handle.id, last=False)
+        return handle
 
     def register_forward_hook(self, hook, *, prepend=False, with_kwargs=False, always_call=False):
-        return self._add_hook(self._forward_hooks, (hook, with_kwargs), prepend)
-
-    @staticmethod
-    def _add_hook(hooks, entry, prepend):
-        key = next(_hook_ids)
-        hooks[key] = entry
+        handle = RemovableHandle(self._forward_hooks, extra_dict=[self._forward_hooks_with_kwargs,
+                                                                  self._forward_hooks_always_called])
+        self._forward_hooks[handle.id] = hook
+        if with_kwargs:
+            self._forward_hooks_with_kwargs[handle.id] = True
+        if always_call:
+            self._forward_hooks_always_called[handle.id] = True
         if prepend:
-            hooks.move_to_end(key, last=False)
-        return RemovableHandle(hooks, key)
+            self._forward_hooks.move_to_end(handle.id, last=False)
+        return handle
 
     # ---- registration -------------------------------------------------------------
     def __setattr__(self, name, value):
@@ -167,37 +239,56 @@ class Module:
         if isinstance(value, Parameter):
             if params is None:
                 raise AttributeError("cannot assign parameters before Module.__init__() call")
-            self._forget(name)
+            if name not in params:  # a reassigned parameter keeps its place, as in torch's dict
+                d.pop(name, None)
+            d["_buffers"].pop(name, None)
+            d["_modules"].pop(name, None)
+            d["_non_persistent_buffers_set"].discard(name)
             self.register_parameter(name, value)
         elif params is not None and name in params:
             if value is not None:
-                raise TypeError(f"cannot assign '{_type_name(value)}' as parameter '{name}' "
+                raise TypeError(f"cannot assign '{_typename(value)}' as parameter '{name}' "
                                 "(torch.nn.Parameter or None expected)")
             self.register_parameter(name, value)
         elif isinstance(value, Module):
-            if params is None:
+            modules = d.get("_modules")
+            if modules is None:
                 raise AttributeError("cannot assign module before Module.__init__() call")
-            self._forget(name)
-            d["_modules"][name] = value
+            if name not in modules:  # a replaced submodule keeps its place
+                d.pop(name, None)
+            params.pop(name, None)
+            d["_buffers"].pop(name, None)
+            d["_non_persistent_buffers_set"].discard(name)
+            modules[name] = value
         elif params is not None and name in d["_modules"]:
             if value is not None:
-                raise TypeError(f"cannot assign '{_type_name(value)}' as child module '{name}' "
+                raise TypeError(f"cannot assign '{_typename(value)}' as child module '{name}' "
                                 "(torch.nn.Module or None expected)")
             d["_modules"][name] = value
-        elif params is not None and name in d["_buffers"]:
-            if value is not None and not isinstance(value, Tensor):
-                raise TypeError(f"cannot assign '{_type_name(value)}' as buffer '{name}' "
-                                "(torch.Tensor or None expected)")
-            d["_buffers"][name] = value
         else:
-            object.__setattr__(self, name, value)
-
-    def _forget(self, name):
-        d = self.__dict__
-        for key in ("_parameters", "_buffers", "_modules"):
-            d[key].pop(name, None)
-        d.pop(name, None)
-        d["_non_persistent_buffers_set"].discard(name)
+            buffers = d.get("_buffers")
+            if isinstance(value, Buffer) or buffers is not None and name in buffers:
+                if value is not None and not isinstance(value, Tensor):
+                    raise TypeError(f"cannot assign '{_typename(value)}' as buffer '{name}' "
+                                    "(torch.nn.Buffer, torch.Tensor or None expected)")
+                if isinstance(value, Buffer):
+                    persistent = value.persistent
+                else:
+                    persistent = name not in d["_non_persistent_buffers_set"]
+                if type(self).register_buffer is Module.register_buffer:
+                    self.register_buffer(name, value, persistent)
+                else:  # a subclass's register_buffer may predate the persistent argument
+                    import inspect
+                    if "persistent" in inspect.signature(self.register_buffer).parameters:
+                        self.register_buffer(name, value, persistent)
+                    elif not persistent:
+                        raise RuntimeError("Registering a non-persistent buffer on a Module subclass "
+                                           "that implements register_buffer() without the persistent "
+                                           "argument is not allowed.")
+                    else:
+                        self.register_buffer(name, value)
+            else:
+                object.__setattr__(self, name, value)
 
     def __getattr__(self, name):
         # registered names live in __dict__ too (see _Registry): only unknown names get here
@@ -208,7 +299,8 @@ class Module:
         for key in ("_parameters", "_buffers", "_modules"):
             if name in d.get(key, ()):
                 del d[key][name]
-                d["_non_persistent_buffers_set"].discard(name)
+                if key == "_buffers":
+                    d["_non_persistent_buffers_set"].discard(name)
                 return
         object.__delattr__(self, name)
 
@@ -217,41 +309,44 @@ class Module:
         keys += list(self._parameters) + list(self._buffers) + list(self._modules)
         return sorted(set(k for k in keys if not k[0].isdigit()))
 
-    @staticmethod
-    def _check_name(name, kind, d):
-        if "_parameters" not in d:
-            raise AttributeError(f"cannot assign {kind} before Module.__init__() call")
-        if not isinstance(name, str):
-            raise TypeError(f"{kind} name should be a string. Got {type(name).__name__}")
-        if "." in name:
-            raise KeyError(f'{kind} name can\'t contain "."')
-        if name == "":
-            raise KeyError(f'{kind} name can\'t be empty string ""')
-
     def register_parameter(self, name, param):
         d = self.__dict__
-        self._check_name(name, "parameter", d)
-        if name in d and name not in d["_parameters"] or name in d["_modules"] or name in d["_buffers"]:
+        if "_parameters" not in d:
+            raise AttributeError("cannot assign parameter before Module.__init__() call")
+        if not isinstance(name, str):
+            raise TypeError(f"parameter name should be a string. Got {_typename(name)}")
+        if "." in name:
+            raise KeyError('parameter name can\'t contain "."')
+        if name == "":
+            raise KeyError('parameter name can\'t be empty string ""')
+        if hasattr(self, name) and name not in d["_parameters"]:
             raise KeyError(f"attribute '{name}' already exists")
         if param is None:
             d["_parameters"][name] = None
             return
         if not isinstance(param, Parameter):
-            raise TypeError(f"cannot assign '{_type_name(param)}' object to parameter '{name}' "
+            raise TypeError(f"cannot assign '{_typename(param)}' object to parameter '{name}' "
                             "(torch.nn.Parameter or None required)")
         if param.grad_fn is not None:
             raise ValueError(f"Cannot assign non-leaf Tensor to parameter '{name}'. Model parameters "
-                             "must be created explicitly. To express '{name}' as a function of another "
+                             f"must be created explicitly. To express '{name}' as a function of another "
                              "Tensor, compute the value in the forward() method.")
         d["_parameters"][name] = param
 
     def register_buffer(self, name, tensor, persistent=True):
         d = self.__dict__
-        self._check_name(name, "buffer", d)
-        if name in d and name not in d["_buffers"] or name in d["_parameters"] or name in d["_modules"]:
+        if "_buffers" not in d:
+            raise AttributeError("cannot assign buffer before Module.__init__() call")
+        if not isinstance(name, str):
+            raise TypeError(f"buffer name should be a string. Got {_typename(name)}")
+        if "." in name:
+            raise KeyError('buffer name can\'t contain "."')
+        if name == "":
+            raise KeyError('buffer name can\'t be empty string ""')
+        if hasattr(self, name) and name not in d["_buffers"]:
             raise KeyError(f"attribute '{name}' already exists")
         if tensor is not None and not isinstance(tensor, Tensor):
-            raise TypeError(f"cannot assign '{_type_name(tensor)}' object to buffer '{name}' "
+            raise TypeError(f"cannot assign '{_typename(tensor)}' object to buffer '{name}' "
                             "(torch Tensor or None required)")
         d["_buffers"][name] = tensor
         if persistent:
@@ -261,11 +356,18 @@ class Module:
 
     def add_module(self, name, module):
         d = self.__dict__
-        if module is not None and not isinstance(module, Module):
-            raise TypeError(f"{type(module).__name__} is not a Module subclass")
-        self._check_name(name, "module", d)
-        if name in d and name not in d["_modules"]:
+        if not isinstance(module, Module) and module is not None:
+            raise TypeError(f"{_typename(module)} is not a Module subclass")
+        if not isinstance(name, str):
+            raise TypeError(f"module name should be a string. Got {_typename(name)}")
+        if "_modules" not in d:
+            raise AttributeError("cannot assign module before Module.__init__() call")
+        if hasattr(self, name) and name not in d["_modules"]:
             raise KeyError(f"attribute '{name}' already exists")
+        if "." in name:
+            raise KeyError(f'module name can\'t contain ".", got: {name}')
+        if name == "":
+            raise KeyError('module name can\'t be empty string ""')
         d["_modules"][name] = module
 
     register_module = add_module
@@ -276,30 +378,59 @@ class Module:
         mod = self
         for item in target.split("."):
             if not hasattr(mod, item):
-                raise AttributeError(f"{type(mod).__name__} has no attribute `{item}`")
+                raise AttributeError(mod._get_name() + " has no attribute `" + item + "`")
             mod = getattr(mod, item)
             if not isinstance(mod, Module):
-                raise AttributeError(f"`{item}` is not an nn.Module")
+                raise AttributeError("`" + item + "` is not an nn.Module")
         return mod
 
+    def set_submodule(self, target, module, strict=False):
+        if target == "":
+            raise ValueError("Cannot set the submodule without a target name!")
+        atoms = target.split(".")
+        if not isinstance(module, Module):
+            raise ValueError("`" + "module" + f"` is not an nn.Module, found {type(module)}")
+        parent = self if len(atoms) == 1 else self.get_submodule(".".join(atoms[:-1]))
+        if strict and not hasattr(parent, atoms[-1]):
+            raise AttributeError(parent._get_name() + " has no attribute `" + atoms[-1] + "`")
+        if hasattr(parent, atoms[-1]):
+            mod = getattr(parent, atoms[-1])
+            if not isinstance(mod, Module):
+                raise AttributeError("`" + atoms[-1] + "` is not an nn.Module")
+        setattr(parent, atoms[-1], module)
+
     def get_parameter(self, target):
-        module_path, _, name = target.rpartition(".")
+        module_path, _, param_name = target.rpartition(".")
         mod = self.get_submodule(module_path)
-        if name not in mod._parameters:
-            raise AttributeError(f"{type(mod).__name__} has no parameter `{name}`")
-        return mod._parameters[name]
+        if not hasattr(mod, param_name):
+            raise AttributeError(mod._get_name() + " has no attribute `" + param_name + "`")
+        param = getattr(mod, param_name)
+        if not isinstance(param, Parameter):
+            raise AttributeError("`" + param_name + "` is not an nn.Parameter")
+        return param
+
+    def get_buffer(self, target):
+        module_path, _, buffer_name = target.rpartition(".")
+        mod = self.get_submodule(module_path)
+        if not hasattr(mod, buffer_name):
+            raise AttributeError(mod._get_name() + " has no attribute `" + buffer_name + "`")
+        buffer = getattr(mod, buffer_name)
+        if buffer_name not in mod._buffers:
+            raise AttributeError("`" + buffer_name + "` is not a buffer")
+        return buffer
 
     # ---- traversal ----------------------------------------------------------------
     def named_modules(self, memo=None, prefix="", remove_duplicate=True):
+        # torch's recursive pre-order walk, with a stack (deep nesting needs no recursion)
         if memo is None:
             memo = set()
         stack = [(prefix, self)]
         while stack:
             pfx, mod = stack.pop()
+            if mod in memo:
+                continue
             if remove_duplicate:
-                if id(mod) in memo:
-                    continue
-                memo.add(id(mod))
+                memo.add(mod)
             yield pfx, mod
             children = [(pfx + ("." if pfx else "") + name, m) for name, m in mod._modules.items()
                         if m is not None]
@@ -312,8 +443,8 @@ class Module:
     def named_children(self):
         memo = set()
         for name, m in self._modules.items():
-            if m is not None and id(m) not in memo:
-                memo.add(id(m))
+            if m is not None and m not in memo:
+                memo.add(m)
                 yield name, m
 
     def children(self):
@@ -326,7 +457,7 @@ class Module:
             else [(prefix, self)]
         for mpfx, mod in mods:
             for name, v in mod.__dict__[store].items():
-                if v is None or (remove_duplicate and id(v) in memo):
+                if v is None or id(v) in memo:
                     continue
                 if remove_duplicate:
                     memo.add(id(v))
@@ -347,59 +478,122 @@ class Module:
             yield b
 
     # ---- state --------------------------------------------------------------------
-    def state_dict(self, *args, destination=None, prefix="", keep_vars=False):
-        if args:  # the old positional form state_dict(destination, prefix, keep_vars)
-            destination = args[0]
-            if len(args) > 1:
-                prefix = args[1]
-            if len(args) > 2:
-                keep_vars = args[2]
-        if destination is None:
-            destination = OrderedDict()
+    def get_extra_state(self):
+        """Override (with set_extra_state) to put a `<prefix>_extra_state` entry in state_dict."""
+        raise RuntimeError("Reached a code path in Module.get_extra_state() that should never be called.")
+
+    def set_extra_state(self, state):
+        raise RuntimeError("Reached a code path in Module.set_extra_state() that should never be called.")
+
+    def _save_to_state_dict(self, destination, prefix, keep_vars):
         for name, p in self._parameters.items():
             if p is not None:
                 destination[prefix + name] = p if keep_vars else p.detach()
         for name, b in self._buffers.items():
             if b is not None and name not in self._non_persistent_buffers_set:
                 destination[prefix + name] = b if keep_vars else b.detach()
+        if getattr(type(self), "get_extra_state", Module.get_extra_state) is not Module.get_extra_state:
+            destination[prefix + _EXTRA_STATE_KEY_SUFFIX] = self.get_extra_state()
+
+    def state_dict(self, *args, destination=None, prefix="", keep_vars=False):
+        if args:  # the old positional form state_dict(destination, prefix, keep_vars)
+            warnings.warn("Positional args are being deprecated, use kwargs instead. Refer to "
+                          "https://pytorch.org/docs/main/generated/torch.nn.Module.html"
+                          "#torch.nn.Module.state_dict for details.", FutureWarning, stacklevel=2)
+            if destination is None:
+                destination = args[0]
+            if len(args) > 1 and prefix == "":
+                prefix = args[1]
+            if len(args) > 2 and keep_vars is False:
+                keep_vars = args[2]
+        if destination is None:
+            destination = OrderedDict()
+        self._save_to_state_dict(destination, prefix, keep_vars)
         for name, m in self._modules.items():
             if m is not None:
                 m.state_dict(destination=destination, prefix=prefix + name + ".", keep_vars=keep_vars)
         return destination
 
+    def _load_from_state_dict(self, state_dict, prefix, local_metadata, strict, missing_keys,
+                              unexpected_keys, error_msgs):
+        """Copy this module's own entries of state_dict (keys prefix + name) into its parameters
+        and persistent buffers, appending to the three lists what is missing, unexpected or wrong:
+        torch's method of the same name and signature, which subclasses may override."""
+        persistent = [(k, v) for k, v in self._buffers.items()
+                      if k not in self._non_persistent_buffers_set]
+        local_state = {k: v for k, v in itertools.chain(self._parameters.items(), persistent)
+                       if v is not None}
+        assign = local_metadata.get("assign_to_params_buffers", False)
+        for name, param in local_state.items():
+            key = prefix + name
+            if key not in state_dict:
+                if strict:
+                    missing_keys.append(key)
+                continue
+            input_param = state_dict[key]
+            if not isinstance(input_param, Tensor):
+                error_msgs.append(f'While copying the parameter named "{key}", expected torch.Tensor '
+                                  f"or Tensor-like object from checkpoint but received {type(input_param)}")
+                continue
+            if len(param.shape) == 0 and len(input_param.shape) == 1 and input_param.shape[0] == 1:
+                input_param = input_param[0]  # an old checkpoint's 1-element vector for a scalar
+            if input_param.shape != param.shape:
+                error_msgs.append(f"size mismatch for {key}: copying a param with shape {input_param.shape} "
+                                  f"from checkpoint, the shape in current model is {param.shape}.")
+                continue
+            try:
+                with no_grad():
+                    if assign:
+                        if isinstance(param, Parameter):
+                            if not isinstance(input_param, Parameter):
+                                input_param = Parameter(input_param, requires_grad=param.requires_grad)
+                            else:
+                                input_param.requires_grad_(param.requires_grad)
+                        setattr(self, name, input_param)
+                    else:
+                        param.copy_(input_param)
+            except Exception as ex:
+                error_msgs.append(f'While copying the parameter named "{key}", whose dimensions in the '
+                                  f"model are {param.size()} and whose dimensions in the checkpoint are "
+                                  f"{input_param.size()}, an exception occurred : {ex.args}.")
+        extra_state_key = prefix + _EXTRA_STATE_KEY_SUFFIX
+        if getattr(type(self), "set_extra_state", Module.set_extra_state) is not Module.set_extra_state:
+            if extra_state_key in state_dict:
+                self.set_extra_state(state_dict[extra_state_key])
+            elif strict:
+                missing_keys.append(extra_state_key)
+        elif strict and extra_state_key in state_dict:
+            unexpected_keys.append(extra_state_key)
+        if strict:
+            for key in state_dict.keys():
+                if key.startswith(prefix) and key != extra_state_key:
+                    input_name = key[len(prefix):].split(".", 1)
+                    if len(input_name) > 1:  # a dotted name must belong to a submodule
+                        if input_name[0] not in self._modules:
+                            unexpected_keys.append(key)
+                    elif input_name[0] not in local_state:
+                        unexpected_keys.append(key)
+
     def load_state_dict(self, state_dict, strict=True, assign=False):
-        if not hasattr(state_dict, "keys") or not hasattr(state_dict, "__getitem__"):
+        if not isinstance(state_dict, Mapping):
             raise TypeError(f"Expected state_dict to be dict-like, got {type(state_dict)}.")
         missing, unexpected, errors = [], [], []
-        expected = set()
-        for mpfx, mod in self.named_modules():
-            base = mpfx + "." if mpfx else ""
-            local = [(n, p, "_parameters") for n, p in mod._parameters.items() if p is not None]
-            local += [(n, b, "_buffers") for n, b in mod._buffers.items()
-                      if b is not None and n not in mod._non_persistent_buffers_set]
-            for name, current, store in local:
-                key = base + name
-                expected.add(key)
-                if key not in state_dict:
-                    missing.append(key)
-                    continue
-                value = state_dict[key]
-                if not isinstance(value, Tensor):
-                    errors.append(f'While copying the parameter named "{key}", expected torch.Tensor '
-                                  f"or Tensor-like object from checkpoint but received {type(value)}")
-                    continue
-                if tuple(value.shape) != tuple(current.shape):
-                    errors.append(f"size mismatch for {key}: copying a param with shape {value.shape} "
-                                  f"from checkpoint, the shape in current model is {current.shape}.")
-                    continue
-                if assign:
-                    new = value if store == "_buffers" or isinstance(value, Parameter) else \
-                        Parameter(value, current.requires_grad)
-                    mod.__dict__[store][name] = new
-                else:
-                    with no_grad():
-                        current.copy_(value)
-        unexpected = [k for k in state_dict.keys() if k not in expected]
+        metadata = getattr(state_dict, "_metadata", None)
+        state_dict = OrderedDict(state_dict)
+
+        def load(module, local_state_dict, prefix=""):
+            local_metadata = {} if metadata is None else dict(metadata.get(prefix[:-1], {}))
+            if assign:
+                local_metadata["assign_to_params_buffers"] = assign
+            module._load_from_state_dict(local_state_dict, prefix, local_metadata, True, missing,
+                                         unexpected, errors)
+            for name, child in module._modules.items():
+                if child is not None:
+                    child_prefix = prefix + name + "."
+                    child_state = {k: v for k, v in local_state_dict.items() if k.startswith(child_prefix)}
+                    load(child, child_state, child_prefix)
+
+        load(self, state_dict)
         if strict:
             if unexpected:
                 errors.insert(0, "Unexpected key(s) in state_dict: {}. ".format(
@@ -416,8 +610,9 @@ class Module:
     def train(self, mode=True):
         if not isinstance(mode, bool):
             raise ValueError("training mode is expected to be boolean")
-        for m in self.modules():
-            m.__dict__["training"] = mode
+        self.training = mode
+        for m in self.children():  # each child's own train(), which a subclass may override
+            m.train(mode)
         return self
 
     def eval(self):
@@ -519,6 +714,12 @@ class Module:
     def double(self):
         return self._apply(lambda t: t.double() if t.is_floating_point() else t)
 
+    def half(self):
+        raise TypeError("half(): minigrad has no float16 dtype; use float() or double()")
+
+    def bfloat16(self):
+        raise TypeError("bfloat16(): minigrad has no bfloat16 dtype; use float() or double()")
+
     def type(self, dst_type):
         return self._apply(lambda t: t.to(dst_type))
 
@@ -550,6 +751,21 @@ class Module:
 
     def __setstate__(self, state):
         self.__dict__.update(state)
+        d = self.__dict__
+        # modules pickled before the hooks took torch's layout: {id: (hook, with_kwargs)}
+        for key in _HOOK_DICTS:
+            d.setdefault(key, OrderedDict())
+        for hooks, kw in ((d["_forward_hooks"], d["_forward_hooks_with_kwargs"]),
+                          (d["_forward_pre_hooks"], d["_forward_pre_hooks_with_kwargs"])):
+            for hook_id, entry in list(hooks.items()):
+                if isinstance(entry, tuple) and len(entry) == 2 and callable(entry[0]):
+                    hooks[hook_id] = entry[0]
+                    if entry[1]:
+                        kw[hook_id] = True
+
+
+_HOOK_DICTS = ("_forward_hooks", "_forward_hooks_with_kwargs", "_forward_hooks_always_called",
+               "_forward_pre_hooks", "_forward_pre_hooks_with_kwargs")
 
 
 def _replica_registries(r, parameters, buffers, modules):
