@@ -744,3 +744,16 @@ def test_binary_cross_entropy_errors(device, call):
 def test_binary_cross_entropy_error_message(device):
     with pytest.raises(RuntimeError, match="all elements of input should be between 0 and 1"):
         F.binary_cross_entropy(minigrad.tensor([0.5, 1.5], device=device), minigrad.ones(2, device=device))
+
+
+@pytest.mark.parametrize("with_bias", [False, True])
+@pytest.mark.parametrize("xshape", [(3,), (2, 3), (4, 2, 3)])
+def test_linear_dtype_mismatch_message_matches_torch(with_bias, xshape):
+    torch = pytest.importorskip("torch")
+    bias = minigrad.ones(2) if with_bias else None
+    tbias = torch.ones(2) if with_bias else None
+    with pytest.raises(RuntimeError) as ours:
+        F.linear(minigrad.ones(*xshape, dtype=minigrad.float64), minigrad.ones(2, 3), bias)
+    with pytest.raises(RuntimeError) as theirs:
+        torch.nn.functional.linear(torch.ones(*xshape, dtype=torch.float64), torch.ones(2, 3), tbias)
+    assert str(ours.value) == str(theirs.value)

@@ -119,8 +119,10 @@ def _linear_checks(input, weight, bias):
     if len(ws) > 2:
         raise RuntimeError(f"t() expects a tensor with <= 2 dimensions, but self is {len(ws)}D")
     if input._data.dtype != weight._data.dtype:
-        raise RuntimeError(f"expected m1 and m2 to have the same dtype, but got: "
-                           f"{input.dtype._legacy[:-6].lower()} != {weight.dtype._legacy[:-6].lower()}")
+        a, b = input.dtype._legacy[:-6], weight.dtype._legacy[:-6]
+        if bias is not None:  # torch's addmm path words it differently from its mm path
+            raise RuntimeError(f"mat1 and mat2 must have the same dtype, but got {a} and {b}")
+        raise RuntimeError(f"expected m1 and m2 to have the same dtype, but got: {a.lower()} != {b.lower()}")
     if len(ws) == 1:
         if bias is not None:
             raise RuntimeError("mat2 must be a matrix, got 1-D tensor")
