@@ -45,7 +45,8 @@ class Adam(Optimizer):
 
     def __setstate__(self, state):
         super().__setstate__(state)
-        self._upgrade_state(amsgrad=False, maximize=False, foreach=None, capturable=False, differentiable=False, decoupled_weight_decay=False, fused=None)
+        self._upgrade_state(amsgrad=False, maximize=False, foreach=None, capturable=False, differentiable=False,
+                            decoupled_weight_decay=False, fused=None)
 
     def step(self, closure=None):
         """Perform a single optimization step; returns closure()'s loss when a closure is given."""

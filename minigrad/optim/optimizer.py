@@ -17,6 +17,7 @@ from itertools import chain
 from .. import dtypes as _dt
 from ..tensor import Tensor, _make
 from ..devices import CPU
+from .._typename import typename
 from ..autograd.grad_mode import enable_grad
 
 
@@ -30,21 +31,6 @@ class _RequiredParameter:
 required = _RequiredParameter()
 
 
-def _typename(obj):
-    """torch.typename: 'torch.FloatTensor' for a tensor, the qualified class name otherwise."""
-    if isinstance(obj, Tensor):
-        return obj.type()
-    module = getattr(obj, "__module__", "") or ""
-    if hasattr(obj, "__qualname__"):
-        qualname = obj.__qualname__
-    elif hasattr(obj, "__name__"):
-        qualname = obj.__name__
-    else:
-        module = obj.__class__.__module__
-        qualname = obj.__class__.__qualname__
-    if module in ("", "builtins"):
-        return qualname
-    return f"{module}.{qualname}"
 
 
 def _scalar(x):
@@ -115,7 +101,7 @@ class Optimizer:
         self.defaults = defaults
         if isinstance(params, Tensor):
             raise TypeError("params argument given to the optimizer should be an iterable of Tensors "
-                            "or dicts, but got " + _typename(params))
+                            "or dicts, but got " + typename(params, Tensor.type))
         self.state = defaultdict(dict)
         self.param_groups = []
         param_groups = list(params)
@@ -214,7 +200,7 @@ class Optimizer:
 
         for param in tensors:
             if not isinstance(param, Tensor):
-                raise TypeError("optimizer can only optimize Tensors, but one of the params is " + _typename(param))
+                raise TypeError("optimizer can only optimize Tensors, but one of the params is " + typename(param, Tensor.type))
             if not self.defaults.get("differentiable", None) and not (param.is_leaf or param.retains_grad):
                 raise ValueError("can't optimize a non-leaf Tensor")
 

@@ -35,7 +35,8 @@ class RMSprop(Optimizer):
 
     def __setstate__(self, state):
         super().__setstate__(state)
-        self._upgrade_state(momentum=0, centered=False, foreach=None, maximize=False, differentiable=False, capturable=False)
+        self._upgrade_state(momentum=0, centered=False, foreach=None, maximize=False, differentiable=False,
+                            capturable=False)
 
     def step(self, closure=None):
         """Perform a single optimization step; returns closure()'s loss when a closure is given."""

@@ -6,6 +6,14 @@ import operator
 from .module import Module, _addindent
 
 
+def _renumber(modules, items=None):
+    """Re-key a container's modules (or `items`, in order) as "0".."n-1"."""
+    items = list(modules.values()) if items is None else items
+    modules.clear()
+    for i, m in enumerate(items):
+        modules[str(i)] = m
+
+
 def _index(idx, size, kind):
     idx = operator.index(idx)
     if not -size <= idx < size:
@@ -46,11 +54,7 @@ class Sequential(Module):
         else:
             key = list(self._modules.keys())[_index(idx, len(self._modules), "Sequential")]
             del self._modules[key]
-        # keep the numbering 0..n-1, as torch does
-        items = list(self._modules.values())
-        self._modules.clear()
-        for i, m in enumerate(items):
-            self._modules[str(i)] = m
+        _renumber(self._modules)  # keep the numbering 0..n-1, as torch does
 
     def __len__(self):
         return len(self._modules)
@@ -122,9 +126,7 @@ class Sequential(Module):
             index += n
         items = list(self._modules.values())
         items.insert(index, module)
-        self._modules.clear()
-        for i, m in enumerate(items):
-            self._modules[str(i)] = m
+        _renumber(self._modules, items)
         return self
 
     def pop(self, key):
@@ -155,10 +157,7 @@ class ModuleList(Module):
                 del self._modules[str(k)]
         else:
             del self._modules[str(_index(idx, len(self._modules), "ModuleList"))]
-        items = list(self._modules.values())
-        self._modules.clear()
-        for i, m in enumerate(items):
-            self._modules[str(i)] = m
+        _renumber(self._modules)
 
     def __len__(self):
         return len(self._modules)

@@ -9,6 +9,7 @@ from ...autograd.grad_mode import no_grad
 from ...devices import canonical
 from ... import dtypes as _dt
 from ...tensor import Tensor
+from ..._typename import typename as _typename
 from ..parameter import Buffer, Parameter
 
 _EXTRA_STATE_KEY_SUFFIX = "_extra_state"
@@ -53,21 +54,6 @@ class RemovableHandle:
         self.remove()
 
 
-def _typename(obj):
-    """torch.typename: a tensor's legacy type name, else the qualified name of obj's class."""
-    if isinstance(obj, Tensor):
-        return ("minigrad.cuda." if obj.is_cuda else "minigrad.") + obj.dtype._legacy
-    module = getattr(obj, "__module__", "") or ""
-    if hasattr(obj, "__qualname__"):
-        qualname = obj.__qualname__
-    elif hasattr(obj, "__name__"):
-        qualname = obj.__name__
-    else:
-        module = obj.__class__.__module__ or ""
-        qualname = obj.__class__.__qualname__
-    if module in ("", "builtins"):
-        return qualname
-    return f"{module}.{qualname}"
 
 
 class _Registry(dict):
