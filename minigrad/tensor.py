@@ -17,6 +17,25 @@ def _make(data, device):
     return t
 
 
+def to_args(args, kwargs):
+    """(device, dtype) named by .to()'s forms, for tensors and modules alike: to(device),
+    to(dtype), to(device, dtype), to(tensor), with non_blocking= by keyword or position.
+    Pops what it reads from kwargs; the caller rejects what is left."""
+    device = kwargs.pop("device", None)
+    dtype = kwargs.pop("dtype", None)
+    kwargs.pop("non_blocking", None)
+    for a in args:
+        if isinstance(a, _dt.dtype):
+            dtype = a
+        elif isinstance(a, Tensor):
+            device, dtype = a._device, a.dtype
+        elif isinstance(a, bool):
+            continue  # non_blocking given positionally
+        elif a is not None:
+            device = a
+    return device, dtype
+
+
 def _zeros_meta(shape, npdtype, device):
     return _make(device.backend.zeros(shape, npdtype), device)
 
@@ -284,19 +303,10 @@ class Tensor:
     # ---- devices and dtypes ---------------------------------------------------
     def to(self, *args, **kwargs):
         """to(device), to(dtype), to(device, dtype), to(other), with copy= and non_blocking=."""
-        device = kwargs.pop("device", None)
-        dtype = kwargs.pop("dtype", None)
         copy = kwargs.pop("copy", False)
-        kwargs.pop("non_blocking", None)
+        device, dtype = to_args(args, kwargs)
         if kwargs:
             raise TypeError(f"to() got an unexpected keyword argument '{next(iter(kwargs))}'")
-        for a in args:
-            if isinstance(a, _dt.dtype):
-                dtype = a
-            elif isinstance(a, Tensor):
-                device, dtype = a._device, a.dtype
-            elif a is not None:
-                device = a
         out = self
         if dtype is not None:
             dtype = _dt.to_dtype(dtype)

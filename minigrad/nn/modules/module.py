@@ -8,7 +8,7 @@ from ...autograd.function import MODULE_SCOPE
 from ...autograd.grad_mode import no_grad
 from ...devices import canonical
 from ... import dtypes as _dt
-from ...tensor import Tensor
+from ...tensor import Tensor, to_args
 from ..._typename import typename as _typename
 from ..parameter import Buffer, Parameter
 
@@ -653,20 +653,9 @@ class Module:
         return self
 
     def to(self, *args, **kwargs):
-        device = kwargs.pop("device", None)
-        dtype = kwargs.pop("dtype", None)
-        kwargs.pop("non_blocking", None)
+        device, dtype = to_args(args, kwargs)
         if kwargs:
             raise TypeError(f"to() received an invalid combination of arguments: {sorted(kwargs)}")
-        for a in args:
-            if isinstance(a, _dt.dtype):
-                dtype = a
-            elif isinstance(a, Tensor):
-                device, dtype = a._device, a.dtype
-            elif isinstance(a, bool):
-                continue  # non_blocking given positionally
-            elif a is not None:
-                device = a
         if dtype is not None:
             dtype = _dt.to_dtype(dtype)
             if not dtype.is_floating_point:
