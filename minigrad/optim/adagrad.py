@@ -54,12 +54,7 @@ class Adagrad(Optimizer):
             eps = group["eps"]
             weight_decay = group["weight_decay"]
             maximize = group["maximize"]
-            for p in group["params"]:
-                g = p._grad
-                if g is None:
-                    continue
-                be = p._device.backend
-                state = self.state[p]
+            for p, g, be, state in self._with_grads(group):
                 if len(state) == 0:  # a parameter of a group added after construction
                     self._init_state(p, group["initial_accumulator_value"])
                 step = _increment(state["step"])

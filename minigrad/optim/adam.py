@@ -59,12 +59,7 @@ class Adam(Optimizer):
             decoupled = group["decoupled_weight_decay"]
             amsgrad = group["amsgrad"]
             maximize = group["maximize"]
-            for p in group["params"]:
-                g = p._grad
-                if g is None:
-                    continue
-                be = p._device.backend
-                state = self.state[p]
+            for p, g, be, state in self._with_grads(group):
                 if len(state) == 0:
                     state["step"] = _step_tensor()
                     state["exp_avg"] = _zeros_like(p)

@@ -129,6 +129,14 @@ class Optimizer:
             if isinstance(s, dict) and "step" in s and not isinstance(s["step"], Tensor):
                 s["step"] = _step_tensor(float(s["step"]))
 
+    def _with_grads(self, group):
+        """(p, p.grad, p's backend, p's state dict) for each parameter of group with a gradient."""
+        state = self.state
+        for p in group["params"]:
+            g = p._grad
+            if g is not None:
+                yield p, g, p._device.backend, state[p]
+
     @staticmethod
     def _closure_loss(closure):
         """step(closure)'s loss: the closure runs with grad enabled (step itself records nothing)."""

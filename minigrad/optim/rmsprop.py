@@ -49,12 +49,7 @@ class RMSprop(Optimizer):
             momentum = group["momentum"]
             centered = group["centered"]
             maximize = group["maximize"]
-            for p in group["params"]:
-                g = p._grad
-                if g is None:
-                    continue
-                be = p._device.backend
-                state = self.state[p]
+            for p, g, be, state in self._with_grads(group):
                 if len(state) == 0:
                     state["step"] = _step_tensor()
                     state["square_avg"] = _zeros_like(p)
