@@ -45,6 +45,12 @@ def _scale(g, reduction, n):
     return g / n if reduction == "mean" and n else g
 
 
+def _weighted_scale_array(ctx, be, g):
+    """The per-element gradient scale of a reduced loss, times the loss's weight if it has one."""
+    scale = _scale_array(be, g, ctx.reduction, ctx.n)
+    return scale if ctx.weight is None else be.mul(scale, ctx.weight)
+
+
 def _scale_array(be, g, reduction, n):
     return be.div(g, n) if reduction == "mean" and n else g
 
@@ -590,9 +596,7 @@ class BinaryCrossEntropy(Builtin):
     def backward_raw(ctx, be, g):
         x, t = ctx.saved_arrays()
         nx, nt = ctx.needs_input_grad[:2]
-        scale = _scale_array(be, g, ctx.reduction, ctx.n)
-        if ctx.weight is not None:
-            scale = be.mul(scale, ctx.weight)
+        scale = _weighted_scale_array(ctx, be, g)
         gx = gt = None
         if nx:
             den = be.clip(be.mul(x, be.sub(1.0, x)), _BCE_EPS, None)
@@ -681,9 +685,7 @@ class BinaryCrossEntropyWithLogits(Builtin):
     def backward_raw(ctx, be, g):
         x, t = ctx.saved_arrays()
         nx, nt = ctx.needs_input_grad[:2]
-        scale = _scale_array(be, g, ctx.reduction, ctx.n)
-        if ctx.weight is not None:
-            scale = be.mul(scale, ctx.weight)
+        scale = _weighted_scale_array(ctx, be, g)
         pw = ctx.pos_weight
         gx = gt = None
         if nx:
