@@ -17,19 +17,17 @@ def _dims_arg(dims):
 
 
 # ---- arithmetic operators ---------------------------------------------------------
-Tensor.__add__ = lambda self, other: binary(ew.Add, self, other)
-Tensor.__radd__ = lambda self, other: binary(ew.Add, self, other)  # commutative: no scalar tensor
-Tensor.__sub__ = lambda self, other: binary(ew.Sub, self, other)
+Tensor.__add__ = Tensor.__radd__ = ew.binary_method(ew.Add)  # commutative: no scalar tensor
+Tensor.__sub__ = ew.binary_method(ew.Sub)
 Tensor.__rsub__ = lambda self, other: rbinary(ew.Sub, self, other)
-Tensor.__mul__ = lambda self, other: binary(ew.Mul, self, other)
-Tensor.__rmul__ = lambda self, other: binary(ew.Mul, self, other)
-Tensor.__truediv__ = lambda self, other: binary(ew.Div, self, other, True)
+Tensor.__mul__ = Tensor.__rmul__ = ew.binary_method(ew.Mul)
+Tensor.__truediv__ = ew.binary_method(ew.Div, True)
 Tensor.__rtruediv__ = lambda self, other: rbinary(ew.Div, self, other, True)
-Tensor.__pow__ = lambda self, other: binary(ew.Pow, self, other)
+Tensor.__pow__ = ew.binary_method(ew.Pow)
 Tensor.__rpow__ = lambda self, other: rbinary(ew.Pow, self, other)
 Tensor.__matmul__ = lambda self, other: linalg.matmul(self, other) if isinstance(other, Tensor) else NotImplemented
 Tensor.__rmatmul__ = lambda self, other: NotImplemented
-Tensor.__neg__ = lambda self: apply_unary(ew.Neg, self)
+Tensor.__neg__ = ew.unary_method(ew.Neg)
 Tensor.__pos__ = lambda self: self
 Tensor.__abs__ = lambda self: apply_unary(ew.Abs, self)
 Tensor.__invert__ = lambda self: _invert(self)
@@ -38,9 +36,9 @@ Tensor.__or__ = lambda self, other: _logical(self, other, "maximum")
 
 Tensor.add = lambda self, other, alpha=1: binary(ew.Add, self, other if alpha == 1 else other * alpha)
 Tensor.sub = lambda self, other, alpha=1: binary(ew.Sub, self, other if alpha == 1 else other * alpha)
-Tensor.mul = lambda self, other: binary(ew.Mul, self, other)
-Tensor.div = lambda self, other: binary(ew.Div, self, other, True)
-Tensor.pow = lambda self, exponent: binary(ew.Pow, self, exponent)
+Tensor.mul = Tensor.__mul__
+Tensor.div = Tensor.__truediv__
+Tensor.pow = lambda self, exponent: self.__pow__(exponent)
 Tensor.matmul = lambda self, other: linalg.matmul(self, other)
 Tensor.mm = lambda self, other: linalg.mm(self, other)
 Tensor.bmm = lambda self, other: linalg.bmm(self, other)
@@ -86,7 +84,7 @@ Tensor.sin = lambda self: ew.unary_float(ew.Sin, self)
 Tensor.cos = lambda self: ew.unary_float(ew.Cos, self)
 Tensor.tanh = lambda self: ew.unary_float(ew.Tanh, self)
 Tensor.sigmoid = lambda self: ew.unary_float(ew.Sigmoid, self)
-Tensor.relu = lambda self: apply_unary(ew.Relu, self)
+Tensor.relu = ew.unary_method(ew.Relu)
 Tensor.sign = lambda self: ew.Sign.apply(self)
 Tensor.square = lambda self: self * self
 Tensor.clamp = lambda self, min=None, max=None: ew.clamp(self, min, max)

@@ -39,3 +39,43 @@ def test_leaf_grads_never_share_memory(device):
     c.sum().backward()                 # a broadcast gradient is materialized, so writable
     c.grad.add_(1)
     assert c.grad.tolist() == [[2., 2., 2.], [2., 2., 2.]]
+
+
+def test_a_node_runs_once_after_its_long_and_short_paths(device):
+    # h feeds the loss directly and through a long branch recorded later: its node must wait
+    # for both and run once with the sum (nodes run in decreasing sequence number)
+    x = minigrad.tensor([0.5, -1.0, 2.0], device=device, requires_grad=True)
+    h = x * 2
+    calls = []
+    h.register_hook(lambda g: calls.append(g.tolist()))
+    unrelated = (minigrad.ones(2, requires_grad=True) * 3).sum()  # numbers from another graph
+    long = h.exp().sin().cos() * 3
+    y = (h + long).sum()
+    y.backward()
+    hv = 2 * np.array([0.5, -1.0, 2.0])
+    gh = 1 + 3 * -np.sin(np.sin(np.exp(hv))) * np.cos(np.exp(hv)) * np.exp(hv)
+    assert len(calls) == 1
+    np.testing.assert_allclose(calls[0], gh, rtol=1e-5)
+    np.testing.assert_allclose(x.grad.tolist(), 2 * gh, rtol=1e-5)
+    unrelated.backward()
+
+
+def test_multi_output_node_gets_all_its_outputs_gradients_at_once(device):
+    x = minigrad.arange(6., device=device).requires_grad_()
+    a, b, c = x.chunk(3)
+    late = (c * 10).sum()              # recorded after a and b's consumers
+    y = a.sum() + (b * b).sum() + late
+    y.backward()
+    assert x.grad.tolist() == [1., 1., 4., 6., 10., 10.]
+
+
+def test_in_place_rebase_keeps_edges_pointing_to_older_nodes(device):
+    x = minigrad.tensor([1., 2., 3.], device=device, requires_grad=True)
+    y = x * 1
+    z = y + 1                          # uses y before the in-place op below
+    y2 = x.exp()
+    y.add_(y2)                         # y's node is now newer than z's
+    loss = z.sum() + (y * 2).sum()
+    loss.backward()
+    xv = np.array([1., 2., 3.])
+    np.testing.assert_allclose(x.grad.tolist(), 3 + 2 * np.exp(xv), rtol=1e-6)

@@ -1,34 +1,26 @@
-"""The backward engine: iterative, dependency-counted traversal of the graph.
+"""The backward engine: iterative, ordered by the nodes' sequence numbers.
 
-No recursion anywhere, so a 100,000-node chain works. Each node runs once all the nodes
-that feed it a gradient have run; gradients for one output add up before that.
+Every node gets a sequence number when it is recorded, after the nodes it points to
+(function.next_seq), so a node's gradient comes only from nodes with larger numbers. The
+engine keeps the nodes that have received a gradient in a heap and always runs the one
+with the largest number: by then every node that could add to its gradient has run, and
+no dependency count over the whole graph is needed first. Leaves (AccumulateGrad nodes)
+feed nothing, so their gradients are summed on the side and accumulated at the end. No
+recursion anywhere, so a 100,000-node chain works.
 
 Without create_graph nothing records a graph, so gradients travel as raw backend arrays and
 ops that define `backward_raw` skip the Tensor layer (the common, hot case). With
 create_graph they travel as Tensors through each op's Tensor-level `backward`.
+
+Gradients waiting for a node are kept as the gradient itself for one-output nodes and as
+{output_nr: gradient} for nodes with several outputs (`_out_meta` set).
 """
+from heapq import heappush, heappop
+
 from .function import AccumulateGrad, accumulator
 from .grad_mode import _GradState
 
 _make = None  # minigrad.tensor._make, bound by minigrad.tensor (which imports this package)
-
-
-def _collect(roots):
-    """How many edges lead into each node reachable from roots (iterative DFS)."""
-    deps = {}
-    stack = list(roots)
-    while stack:
-        node = stack.pop()
-        for nxt, _ in node.next_functions:
-            if nxt is None:
-                continue
-            if nxt in deps:
-                deps[nxt] += 1
-            else:
-                deps[nxt] = 1
-                if nxt not in roots:
-                    stack.append(nxt)
-    return deps
 
 
 def _post_order(roots):
@@ -57,12 +49,13 @@ def run_backward(outputs, grads, retain_graph, create_graph, inputs=None, allow_
     """Backpropagate grads (Tensors) from outputs. With inputs (autograd.grad), return the
     inputs' gradients instead of accumulating into leaves' .grad."""
     raw = not create_graph
-    buffers = {}
+    buffers = {}  # function node -> its waiting gradient(s)
+    leaves = {}   # AccumulateGrad node -> its waiting gradient, run after all function nodes
+    heap = []
     for t, g in zip(outputs, grads):
         node, nr = _node_of(t)
-        _add_to(buffers, node, nr, g._data if raw else g, t._device, raw)
+        _add_to(buffers, leaves, heap, node, nr, g._data if raw else g, t._device, raw)
 
-    deps = _collect(buffers)
     capture = needed = None
     if inputs is not None:
         capture = {}
@@ -70,78 +63,62 @@ def run_backward(outputs, grads, retain_graph, create_graph, inputs=None, allow_
             node, nr = _node_of(t)
             capture.setdefault(node, []).append((i, nr))
         needed = set()  # run only the nodes from which some input can be reached
-        for node in _post_order(list(buffers)):
+        for node in _post_order([n for _, n in heap]):
             if node in capture or any(n in needed for n, _ in node.next_functions if n is not None):
                 needed.add(node)
         results = [None] * len(inputs)
 
-    ready = [n for n in buffers if n not in deps]
-    # ids of memory owners already stored as some leaf's .grad, or given by the caller
-    handed_out = set()
-    for g in grads:
-        d = g._data
-        handed_out.add(id(d.base if d.base is not None else d))
     prev, _GradState.enabled = _GradState.enabled, create_graph
     try:
-        while ready:
-            node = ready.pop()
-            buf = buffers.pop(node, None)
-            if buf is None:
-                _pass_over(node, deps, ready)  # nothing flowed here: pass nothing on
-                continue
+        while heap:
+            node = heappop(heap)[1]
+            buf = buffers.pop(node)
+            single = node._out_meta is None
             if node._tensor_hooks or node._retained:
+                if single:
+                    buf = {0: buf}
                 _run_tensor_hooks(node, buf, raw)
+                if single:
+                    buf = buf[0]
             if capture is not None:
                 for i, nr in capture.get(node, ()):
-                    g = buf.get(nr)
+                    g = buf if single else buf.get(nr)
                     results[i] = _make(g, node._device) if raw and g is not None else g
-                if node not in needed or node.__class__ is AccumulateGrad:
-                    _pass_over(node, deps, ready)
+                if node not in needed:
                     continue
-            if node.__class__ is AccumulateGrad:
-                g = buf.get(0)
-                var = node._variable()
-                if g is None or var is None:
-                    continue
-                if raw and var._grad is None and not var._hooks:
-                    # the hot case: a fresh raw gradient for a leaf without .grad or hooks
-                    owner = g.base
-                    if owner is None:
-                        owner = g
-                    if id(owner) not in handed_out and (owner is g or not _aliases_itself(g)):
-                        handed_out.add(id(owner))
-                        var._grad = _make(g, var._device)
-                        continue
-                accumulate(var, _make(g, var._device) if raw else g, handed_out, create_graph)
-                continue
             cls = node._forward_cls
-            if raw and cls._has_raw and node._out_meta is None:
+            if raw and single and cls._has_raw:
                 # the hot path: one output, raw arrays, an op with a raw backward
-                grads_in = cls.backward_raw(node, node._device.backend, buf[0])
+                grads_in = cls.backward_raw(node, node._device.backend, buf)
                 if grads_in is NotImplemented:
-                    grads_in = _call(node, buf, raw, retain_graph)
+                    grads_in = _call(node, {0: buf}, raw, retain_graph)
                 elif grads_in.__class__ is not tuple:
                     grads_in = (grads_in,)
                 if not retain_graph:
                     node._saved = None
             else:
-                grads_in = _call(node, buf, raw, retain_graph)
-            dev = node._device
+                grads_in = _call(node, {0: buf} if single else buf, raw, retain_graph)
             for (nxt, nr), g in zip(node.next_functions, grads_in):
-                if nxt is None:
+                if g is None or nxt is None:
                     continue
-                if g is not None:
-                    nb = buffers.get(nxt)
-                    if nb is None:
-                        buffers[nxt] = {nr: g}
-                    elif nr in nb:
-                        nb[nr] = dev.backend.add(nb[nr], g) if raw else nb[nr] + g
+                if nxt.__class__ is AccumulateGrad:
+                    old = leaves.get(nxt)
+                    leaves[nxt] = g if old is None else (node._device.backend.add(old, g) if raw else old + g)
+                elif nxt._out_meta is None:
+                    old = buffers.get(nxt)
+                    if old is None:
+                        buffers[nxt] = g
+                        heappush(heap, (-nxt._seq, nxt))
                     else:
-                        nb[nr] = g
-                d = deps[nxt] - 1
-                deps[nxt] = d
-                if d == 0:
-                    ready.append(nxt)
+                        buffers[nxt] = node._device.backend.add(old, g) if raw else old + g
+                else:
+                    _add_to(buffers, leaves, heap, nxt, nr, g, node._device, raw)
+        if capture is not None:
+            for node, g in leaves.items():
+                for i, nr in capture.get(node, ()):
+                    results[i] = _make(g, node._device) if raw else g
+        else:
+            _accumulate_leaves(leaves, grads, raw, create_graph)
     finally:
         _GradState.enabled = prev
 
@@ -153,11 +130,41 @@ def run_backward(outputs, grads, retain_graph, create_graph, inputs=None, allow_
     return None
 
 
-def _add_to(buffers, node, nr, g, device, raw):
-    """Add gradient g for output nr of node (run_backward's loop inlines this, the hot path)."""
+def _accumulate_leaves(leaves, grads, raw, create_graph):
+    """Add each leaf's gradient into its .grad, keeping no two .grads on one memory."""
+    # ids of memory owners already stored as some leaf's .grad, or given by the caller
+    handed_out = set()
+    for g in grads:
+        d = g._data
+        handed_out.add(id(d.base if d.base is not None else d))
+    for node, g in leaves.items():
+        var = node._variable()
+        if var is None:
+            continue
+        if raw and var._grad is None and not var._hooks:
+            # the hot case: a fresh raw gradient for a leaf without .grad or hooks
+            owner = g.base
+            if owner is None:
+                owner = g
+            if id(owner) not in handed_out and (owner is g or not _aliases_itself(g)):
+                handed_out.add(id(owner))
+                var._grad = _make(g, var._device)
+                continue
+        accumulate(var, _make(g, var._device) if raw else g, handed_out, create_graph)
+
+
+def _add_to(buffers, leaves, heap, node, nr, g, device, raw):
+    """Add gradient g for output nr of node, queueing a function node when it is its first
+    gradient (run_backward's loop inlines the one-output cases, the hot path)."""
+    if node.__class__ is AccumulateGrad:
+        buffers = leaves
     buf = buffers.get(node)
     if buf is None:
-        buffers[node] = {nr: g}
+        buffers[node] = g if node._out_meta is None else {nr: g}
+        if buffers is not leaves:
+            heappush(heap, (-node._seq, node))
+    elif node._out_meta is None:
+        buffers[node] = device.backend.add(buf, g) if raw else buf + g
     elif nr in buf:
         buf[nr] = device.backend.add(buf[nr], g) if raw else buf[nr] + g
     else:
@@ -179,16 +186,6 @@ def _run_tensor_hooks(node, buf, raw):
             if t is not None and g is not None:
                 g = _make(dev.backend.copy(g), dev) if raw else g.clone()
                 t._grad = g if t._grad is None else t._grad + g
-
-
-def _pass_over(node, deps, ready):
-    """Count node as done without running it (its saved tensors stay for a later backward)."""
-    for nxt, _ in node.next_functions:
-        if nxt is not None:
-            d = deps[nxt] - 1
-            deps[nxt] = d
-            if d == 0:
-                ready.append(nxt)
 
 
 def _call(node, buf, raw, retain_graph):

@@ -5,6 +5,7 @@ is on, makes `ctx` the outputs' `grad_fn`: ctx is an instance of a node class ge
 Function (`MulBackward0`, `MyFnBackward`), holding the saved tensors and the edges
 (`next_functions`) to the inputs' nodes.
 """
+import itertools
 import threading
 import weakref
 
@@ -20,6 +21,8 @@ class Node:
     _tensor_hooks = None   # {handle id: (output_nr, fn)}: hooks of the tensors this node made
     _retained = None       # {output_nr: weakref to a tensor that called retain_grad()}
     _scope = None          # (module, parent scope) of the nn.Module forwards this node was made in
+    _out_meta = None       # (shape, dtype, device) per output, for multi-output nodes
+    _seq = 0               # sequence number: larger than those of the nodes it points to
 
     def name(self):
         return type(self).__name__
@@ -36,6 +39,11 @@ class _ModuleScope(threading.local):
 
 MODULE_SCOPE = _ModuleScope()
 
+# Numbers for new nodes, given once a node's edges exist, so that every edge leads to a node
+# with a smaller number: the engine runs nodes in decreasing order (thread-safe: count's
+# __next__ is one C call).
+next_seq = itertools.count(1).__next__
+
 
 class AccumulateGrad(Node):
     """The node of a leaf tensor that requires grad: backward adds into `variable.grad`.
@@ -47,6 +55,7 @@ class AccumulateGrad(Node):
     def __init__(self, variable):
         self._variable = weakref.ref(variable)
         self._device = variable._device
+        self._seq = next_seq()
 
     @property
     def variable(self):
@@ -75,7 +84,6 @@ class BackwardCFunction(Node):
     _to_save = ()
     _non_differentiable = ()
     materialize_grads = True
-    _out_meta = None       # (shape, dtype, device) per output, for multi-output nodes
 
     def save_for_backward(self, *tensors):
         self._to_save = tensors
@@ -140,20 +148,13 @@ class BackwardCFunction(Node):
             if t is None:
                 packed.append(None)
                 continue
-            vc = t._vc
-            version = vc[0] if vc is not None else 0
             for i, o in enumerate(outputs):
                 if o is t:
-                    # keep the memory and version counter, not the tensor (that would be a cycle)
-                    alias = _new(Tensor)
-                    alias._data, alias._device = t._data, t._device
-                    if vc is None:
-                        vc = t._vc = [0, 0]
-                    alias._vc = vc
-                    packed.append((alias, version, i))
+                    packed.append(_output_entry(t, i))
                     break
             else:
-                packed.append((t, version, -1))
+                vc = t._vc
+                packed.append((t, vc[0] if vc is not None else 0, -1))
         self._saved = packed
         self._to_save = ()
 
@@ -283,38 +284,67 @@ def _record(cls, args, needs):
             _GradState.enabled = prev
     edges = []
     for a, n in zip(args, needs):
-        if not n:
+        if n:
+            if a._base is not None and a._vc[1] != a._view_mark:
+                _refresh_view(a)
+            fn = a.grad_fn
+            if fn is None:
+                fn = a._grad_acc
+                edges.append((fn if fn is not None else accumulator(a), 0))
+            else:
+                edges.append((fn, a._output_nr))
+        else:
             edges.append(_NO_EDGE)
-            continue
-        if a._base is not None and a._vc[1] != a._view_mark:
-            _refresh_view(a)
-        fn = a.grad_fn
-        edges.append((fn, a._output_nr) if fn is not None else (accumulator(a), 0))
     ctx.next_functions = tuple(edges)
+    ctx._seq = next_seq()
     scope = MODULE_SCOPE.current
     if scope is not None:
         ctx._scope = scope
-    if out.__class__ is tuple:
-        outputs = out
-        ctx._device = next(o._device for o in out if isinstance(o, Tensor))
-        ctx._out_meta = [(o._data.shape, o._data.dtype, o._device) if isinstance(o, Tensor) else None
-                         for o in out]
-        nondiff = ctx._non_differentiable
-        for i, o in enumerate(out):
-            if (isinstance(o, Tensor) and o._data.dtype.kind == "f"
-                    and not any(o is t for t in nondiff)):
-                o.grad_fn, o._output_nr, o._requires_grad = ctx, i, True
-    else:
-        outputs = (out,)
+    if not builtin:
+        ctx._input_meta = [(a._data.shape, a._data.dtype) if n else None for a, n in zip(args, needs)]
+    if out.__class__ is not tuple:
         ctx._device = out._device
         if out._data.dtype.kind == "f":
             out.grad_fn = ctx
             out._requires_grad = True
-    if not builtin:
-        ctx._input_meta = [(a._data.shape, a._data.dtype) if n else None for a, n in zip(args, needs)]
+        to_save = ctx._to_save
+        if to_save:
+            # the one-output case of _pack, inlined (every recorded op that saves goes here)
+            packed = []
+            for t in to_save:
+                if t is None:
+                    packed.append(None)
+                elif t is out:
+                    packed.append(_output_entry(t, 0))
+                else:
+                    vc = t._vc
+                    packed.append((t, vc[0] if vc is not None else 0, -1))
+            ctx._saved = packed
+            ctx._to_save = ()
+        return out
+    ctx._device = next(o._device for o in out if isinstance(o, Tensor))
+    ctx._out_meta = [(o._data.shape, o._data.dtype, o._device) if isinstance(o, Tensor) else None
+                     for o in out]
+    nondiff = ctx._non_differentiable
+    for i, o in enumerate(out):
+        if (isinstance(o, Tensor) and o._data.dtype.kind == "f"
+                and not any(o is t for t in nondiff)):
+            o.grad_fn, o._output_nr, o._requires_grad = ctx, i, True
     if ctx._to_save:
-        ctx._pack(outputs)
+        ctx._pack(out)
     return out
+
+
+def _output_entry(t, i):
+    """The saved entry for output i of the node itself: its memory and version counter, not
+    the tensor (the tensor holds the node as grad_fn: that would be a reference cycle)."""
+    vc = t._vc
+    alias = _new(Tensor)
+    alias._data, alias._device = t._data, t._device
+    if vc is None:
+        vc = t._vc = [0, 0]
+    alias._vc = vc
+    return (alias, vc[0], i)
 
 
 _NO_EDGE = (None, 0)

@@ -1,7 +1,8 @@
 """Elementwise ops: arithmetic, comparisons, unary math, clamp, where, dtype casts."""
 from numbers import Number
 
-from ..autograd.function import Function, apply_binary, apply_unary
+from ..autograd.function import Function, NO_CTX, apply_binary, apply_unary, _record
+from ..autograd.grad_mode import _GradState
 from ..dtypes import result_type, get_default_dtype, int64
 from ..tensor import Tensor, _make
 from .broadcast import broadcast_shape, sum_to, sum_to_array
@@ -71,6 +72,44 @@ def binary(cls, a, b, floating=False):
     if ops is None:
         return NotImplemented
     return apply_binary(cls, *ops)
+
+
+_NEEDS_A = (True, False)
+_NEEDS_ONE = (True,)
+
+
+def binary_method(cls, floating=False):
+    """Tensor's method for binary op cls (`a * b`, `a.mul(b)`): binary() and apply_binary()
+    inlined for their fast cases (these methods are most of a small model's ops), the rest
+    through binary()."""
+    forward = cls.forward
+
+    def method(self, other):
+        if isinstance(other, Tensor):
+            if self._device is other._device and self._data.dtype is other._data.dtype and (
+                    not floating or self._data.dtype.kind == "f"):
+                if _GradState.enabled:
+                    ra, rb = self._requires_grad, other._requires_grad
+                    if ra or rb:
+                        return _record(cls, (self, other), (ra, rb))
+                return forward(NO_CTX, self, other)
+        elif (other.__class__ is float or other.__class__ is int) and self._data.dtype.kind == "f":
+            if self._requires_grad and _GradState.enabled:
+                return _record(cls, (self, other), _NEEDS_A)
+            return forward(NO_CTX, self, other)
+        return binary(cls, self, other, floating)
+    return method
+
+
+def unary_method(cls):
+    """Tensor's method for unary op cls (`a.relu()`, `-a`): apply_unary inlined."""
+    forward = cls.forward
+
+    def method(a):
+        if a._requires_grad and _GradState.enabled:
+            return _record(cls, (a,), _NEEDS_ONE)
+        return forward(NO_CTX, a)
+    return method
 
 
 def rbinary(cls, a, b, floating=False):
@@ -211,7 +250,10 @@ class Pow(Builtin):
                 raise RuntimeError("Integers to negative integer powers are not allowed.")
         elif isinstance(b, int) and b < 0 and a._data.dtype.kind in "iub":
             raise RuntimeError("Integers to negative integer powers are not allowed.")
-        out = _apply_binary(be.pow, a, b)
+        if (b.__class__ is int or b.__class__ is float) and b == 2 and a._data.dtype.kind == "f":
+            out = _make(be.mul(a._data, a._data), a._device)  # NumPy squares this way too
+        else:
+            out = _apply_binary(be.pow, a, b)
         na, nb = ctx.needs_input_grad[:2]
         if na or nb:
             ctx.save_for_backward(a, b if isinstance(b, Tensor) else None, out if nb else None)
@@ -244,7 +286,7 @@ class Pow(Builtin):
         p = ctx.scalar
         if p == 0:
             return be.mul(g, 0.0), None
-        grad = be.mul(g, be.mul(a, 2.0)) if p == 2 else be.mul(be.mul(g, p), be.pow(a, p - 1))
+        grad = be.mul(g, be.add(a, a)) if p == 2 else be.mul(be.mul(g, p), be.pow(a, p - 1))
         return grad, None
 
 
