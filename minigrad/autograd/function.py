@@ -142,6 +142,17 @@ class BackwardCFunction(Node):
             out.append(t._data)
         return out
 
+    def saved_array(self, i=0):
+        """Saved tensor i's backend array (saved_arrays()[i] without building the list)."""
+        saved = self._saved
+        if saved is None:
+            raise RuntimeError(_FREED)
+        t, version, _ = saved[i]
+        vc = t._vc
+        if vc is not None and vc[0] != version:
+            self._checked_saved()  # raises the modified-in-place error
+        return t._data
+
     def _pack(self, outputs):
         packed = []
         for t in self._to_save:

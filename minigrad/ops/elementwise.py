@@ -403,7 +403,7 @@ class Exp(_SavesOutput):
 
     @staticmethod
     def backward_raw(ctx, be, g):
-        out, = ctx.saved_arrays()
+        out = ctx.saved_array()
         return be.mul(g, out)
 
 
@@ -417,7 +417,7 @@ class Log(_SavesInput):
 
     @staticmethod
     def backward_raw(ctx, be, g):
-        a, = ctx.saved_arrays()
+        a = ctx.saved_array()
         return be.div(g, a)
 
 
@@ -458,7 +458,7 @@ class Tanh(_SavesOutput):
 
     @staticmethod
     def backward_raw(ctx, be, g):
-        return be.tanh_backward(g, ctx.saved_arrays()[0])
+        return be.tanh_backward(g, ctx.saved_array())
 
 
 class Sigmoid(_SavesOutput):
@@ -471,7 +471,7 @@ class Sigmoid(_SavesOutput):
 
     @staticmethod
     def backward_raw(ctx, be, g):
-        return be.sigmoid_backward(g, ctx.saved_arrays()[0])
+        return be.sigmoid_backward(g, ctx.saved_array())
 
 
 class Relu(_SavesOutput):
@@ -484,7 +484,7 @@ class Relu(_SavesOutput):
 
     @staticmethod
     def backward_raw(ctx, be, g):
-        return be.relu_backward(g, ctx.saved_arrays()[0])
+        return be.relu_backward(g, ctx.saved_array())
 
 
 class Clamp(Builtin):
@@ -509,7 +509,7 @@ class Clamp(Builtin):
 
     @staticmethod
     def backward_raw(ctx, be, g):
-        return be.mul(g, ctx.saved_arrays()[0]), None, None
+        return be.mul(g, ctx.saved_array()), None, None
 
 
 def clamp(a, min=None, max=None):

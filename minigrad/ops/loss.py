@@ -106,7 +106,7 @@ class MseLoss(Builtin):
 
     @staticmethod
     def backward_raw(ctx, be, g):
-        d = ctx.saved_arrays()[2]
+        d = ctx.saved_array(2)
         nx, nt = ctx.needs_input_grad[:2]
         gd = be.mul(be.mul(d, ctx.k), g)  # g is 0-d unless reduction="none": scale d first
         shapes = ctx.shapes
@@ -342,7 +342,7 @@ class CrossEntropy(Builtin):
         if ctx.reduction == "mean":
             g = be.div(g, ctx.total) if ctx.total else be.mul(g, 0.0)
         if ctx.fast:
-            x, = ctx.saved_arrays()
+            x = ctx.saved_array()
             if ctx.reduction == "none":
                 dx = be.mul(be.cross_entropy_backward(x, ctx.t, ctx.stats, 1.0), be.reshape(g, (-1, 1)))
             else:
@@ -354,7 +354,7 @@ class CrossEntropy(Builtin):
         if not ctx.logits:
             dx = be.neg(be.mul(be.mul(ctx.onehot, wt), scale))
         else:
-            x, = ctx.saved_arrays()
+            x = ctx.saved_array()
             p = be.softmax(be.reshape(x, (n, c, r)), 1)
             dx = be.mul(be.sub(p, ctx.onehot), wt)
             eps = ctx.smoothing

@@ -214,7 +214,7 @@ class LeakyRelu(Builtin):
     def backward_raw(cls, ctx, be, g):
         if cls._inplace and ctx.slope < 0:
             return NotImplemented
-        pos, = ctx.saved_arrays()
+        pos = ctx.saved_array()
         return be.where(pos, g, be.mul(g, ctx.slope)), None
 
 

@@ -359,7 +359,7 @@ class LogSoftmax(Builtin):
 
     @staticmethod
     def backward_raw(ctx, be, g):
-        return be.log_softmax_backward(g, ctx.saved_arrays()[0], ctx.dim), None
+        return be.log_softmax_backward(g, ctx.saved_array(), ctx.dim), None
 
 
 class Softmax(Builtin):
@@ -379,7 +379,7 @@ class Softmax(Builtin):
 
     @staticmethod
     def backward_raw(ctx, be, g):
-        return be.softmax_backward(g, ctx.saved_arrays()[0], ctx.dim), None
+        return be.softmax_backward(g, ctx.saved_array(), ctx.dim), None
 
 
 def _softmax_input(a, dim, dtype):
