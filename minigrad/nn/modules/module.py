@@ -276,10 +276,6 @@ class Module:
             else:
                 object.__setattr__(self, name, value)
 
-    def __getattr__(self, name):
-        # registered names live in __dict__ too (see _Registry): only unknown names get here
-        raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
-
     def __delattr__(self, name):
         d = self.__dict__
         for key in ("_parameters", "_buffers", "_modules"):
