@@ -1,5 +1,6 @@
 """Adagrad: per-element learning rates from the running sum of squared gradients."""
-from .optimizer import Optimizer, _bump, _check_scalar_tensor, _increment, _scalar, _step_tensor, _zeros_like
+from .optimizer import (Optimizer, _blocks, _bump, _check_scalar_tensor, _increment, _scalar, _step_tensor,
+                        _zeros_like)
 
 
 class Adagrad(Optimizer):
@@ -58,14 +59,14 @@ class Adagrad(Optimizer):
                 if len(state) == 0:  # a parameter of a group added after construction
                     self._init_state(p, group["initial_accumulator_value"])
                 step = _increment(state["step"])
-                d = be.neg(g._data) if maximize else g._data
-                if weight_decay != 0:
-                    d = be.add(d, be.mul(p._data, weight_decay))
                 clr = lr / (1 + (step - 1) * lr_decay)
-                state_sum = state["sum"]._data
-                be.binary_inplace("add", state_sum, be.mul(d, d))
-                std = be.sqrt(state_sum)
-                be.binary_inplace("add", std, eps)
-                be.binary_inplace("add", p._data, be.div(be.mul(d, -clr), std))
+                for pb, gb, state_sum in _blocks(p._device, p._data, g._data, state["sum"]._data):
+                    d = be.neg(gb) if maximize else gb
+                    if weight_decay != 0:
+                        d = be.add(d, be.mul(pb, weight_decay))
+                    be.binary_inplace("add", state_sum, be.mul(d, d))
+                    std = be.sqrt(state_sum)
+                    be.binary_inplace("add", std, eps)
+                    be.binary_inplace("add", pb, be.div(be.mul(d, -clr), std))
                 _bump(p)
         return loss

@@ -1,7 +1,7 @@
 """Adam and AdamW (Adam with decoupled weight decay): one update, two sets of defaults."""
 from ..tensor import Tensor
-from .optimizer import (Optimizer, _bump, _check_scalar_tensor, _increment, _lerp_, _scalar, _step_tensor,
-                        _zeros_like)
+from .optimizer import (Optimizer, _blocks, _bump, _check_scalar_tensor, _increment, _lerp_, _scalar,
+                        _step_tensor, _zeros_like)
 
 
 class Adam(Optimizer):
@@ -67,27 +67,25 @@ class Adam(Optimizer):
                     if amsgrad:
                         state["max_exp_avg_sq"] = _zeros_like(p)
                 step = _increment(state["step"])
-                d = be.neg(g._data) if maximize else g._data
-                if weight_decay != 0:
-                    if decoupled:
-                        be.binary_inplace("mul", p._data, 1 - lr * weight_decay)
-                        _bump(p)
-                    else:
-                        d = be.add(d, be.mul(p._data, weight_decay))
-                m = state["exp_avg"]._data
-                v = state["exp_avg_sq"]._data
-                _lerp_(be, m, d, 1 - beta1)
-                be.binary_inplace("mul", v, beta2)
-                be.binary_inplace("add", v, be.mul(be.mul(d, 1 - beta2), d))
-
                 step_size = lr / (1 - beta1 ** step)
                 bias_correction2_sqrt = (1 - beta2 ** step) ** 0.5
-                if amsgrad:
-                    vmax = state["max_exp_avg_sq"]._data
-                    be.copyto(vmax, be.maximum(vmax, v))
-                    v = vmax
-                denom = be.add(be.div(be.sqrt(v), bias_correction2_sqrt), eps)
-                be.binary_inplace("add", p._data, be.div(be.mul(m, -step_size), denom))
+                vmax = state["max_exp_avg_sq"]._data if amsgrad else None
+                if weight_decay != 0 and decoupled:
+                    be.binary_inplace("mul", p._data, 1 - lr * weight_decay)
+                    _bump(p)
+                for pb, gb, m, v, vm in _blocks(p._device, p._data, g._data, state["exp_avg"]._data,
+                                                 state["exp_avg_sq"]._data, vmax):
+                    d = be.neg(gb) if maximize else gb
+                    if weight_decay != 0 and not decoupled:
+                        d = be.add(d, be.mul(pb, weight_decay))
+                    _lerp_(be, m, d, 1 - beta1)
+                    be.binary_inplace("mul", v, beta2)
+                    be.binary_inplace("add", v, be.mul(be.mul(d, 1 - beta2), d))
+                    if amsgrad:
+                        be.copyto(vm, be.maximum(vm, v))
+                        v = vm
+                    denom = be.add(be.div(be.sqrt(v), bias_correction2_sqrt), eps)
+                    be.binary_inplace("add", pb, be.div(be.mul(m, -step_size), denom))
                 _bump(p)
         return loss
 

@@ -80,6 +80,32 @@ def _bump(p):
         vc[0] += 1
 
 
+# Elements per block of a large parameter's update on the CPU (64 KB of float32); see _blocks.
+_BLOCK = 1 << 14
+
+
+def _blocks(device, *arrays):
+    """The arrays of one parameter's update (the parameter, its gradient, its state; all of one
+    shape, None entries passed through) as matching blocks of about _BLOCK elements each on the
+    CPU, or whole on other devices.
+
+    Updating a large parameter whole makes NumPy allocate parameter-sized temporaries every
+    step, and glibc hands freed blocks that large back to the OS, so the next step faults them
+    in again: an MLP 784-256-10 training step measured 2.5x slower that way with plain SGD, and
+    4x with Adam. Block-sized temporaries are reused from malloc's free lists instead. Every
+    update formula is elementwise, so blocks give the same values bit for bit."""
+    a = arrays[0]
+    n = a.size
+    if n <= _BLOCK or device.type != "cpu":
+        return (arrays,)
+    if all(x is None or x.flags.c_contiguous for x in arrays):
+        flat = [None if x is None else x.reshape(-1) for x in arrays]  # views
+        return [tuple(None if x is None else x[i:i + _BLOCK] for x in flat) for i in range(0, n, _BLOCK)]
+    rows = a.shape[0]
+    step = max(1, _BLOCK * rows // n)
+    return [tuple(None if x is None else x[r:r + step] for x in arrays) for r in range(0, rows, step)]
+
+
 def _lerp_(be, a, end, weight):
     """a.lerp_(end, weight) in a's memory, with torch's formula (exact at both ends)."""
     if abs(weight) < 0.5:

@@ -1,5 +1,6 @@
 """RMSprop: divide the gradient by a running root mean square of recent gradients."""
-from .optimizer import Optimizer, _bump, _check_scalar_tensor, _increment, _lerp_, _scalar, _step_tensor, _zeros_like
+from .optimizer import (Optimizer, _blocks, _bump, _check_scalar_tensor, _increment, _lerp_, _scalar,
+                        _step_tensor, _zeros_like)
 
 
 class RMSprop(Optimizer):
@@ -58,25 +59,26 @@ class RMSprop(Optimizer):
                     if centered:
                         state["grad_avg"] = _zeros_like(p)
                 _increment(state["step"])
-                d = be.neg(g._data) if maximize else g._data
-                if weight_decay != 0:
-                    d = be.add(d, be.mul(p._data, weight_decay))
-                square_avg = state["square_avg"]._data
-                be.binary_inplace("mul", square_avg, alpha)
-                be.binary_inplace("add", square_avg, be.mul(be.mul(d, 1 - alpha), d))
-                if centered:
-                    grad_avg = state["grad_avg"]._data
-                    _lerp_(be, grad_avg, d, 1 - alpha)
-                    avg = be.sqrt(be.sub(square_avg, be.mul(grad_avg, grad_avg)))
-                else:
-                    avg = be.sqrt(square_avg)
-                be.binary_inplace("add", avg, eps)
-                if momentum > 0:
-                    buf = state["momentum_buffer"]._data
-                    be.binary_inplace("mul", buf, momentum)
-                    be.binary_inplace("add", buf, be.div(d, avg))
-                    be.binary_inplace("sub", p._data, be.mul(buf, lr))
-                else:
-                    be.binary_inplace("add", p._data, be.div(be.mul(d, -lr), avg))
+                for pb, gb, square_avg, grad_avg, buf in _blocks(
+                        p._device, p._data, g._data, state["square_avg"]._data,
+                        state["grad_avg"]._data if centered else None,
+                        state["momentum_buffer"]._data if momentum > 0 else None):
+                    d = be.neg(gb) if maximize else gb
+                    if weight_decay != 0:
+                        d = be.add(d, be.mul(pb, weight_decay))
+                    be.binary_inplace("mul", square_avg, alpha)
+                    be.binary_inplace("add", square_avg, be.mul(be.mul(d, 1 - alpha), d))
+                    if centered:
+                        _lerp_(be, grad_avg, d, 1 - alpha)
+                        avg = be.sqrt(be.sub(square_avg, be.mul(grad_avg, grad_avg)))
+                    else:
+                        avg = be.sqrt(square_avg)
+                    be.binary_inplace("add", avg, eps)
+                    if momentum > 0:
+                        be.binary_inplace("mul", buf, momentum)
+                        be.binary_inplace("add", buf, be.div(d, avg))
+                        be.binary_inplace("sub", pb, be.mul(buf, lr))
+                    else:
+                        be.binary_inplace("add", pb, be.div(be.mul(d, -lr), avg))
                 _bump(p)
         return loss

@@ -1,6 +1,6 @@
 """SGD: stochastic gradient descent, optionally with momentum, Nesterov momentum and weight decay."""
 from ..tensor import _make
-from .optimizer import Optimizer, _bump, _check_scalar_tensor, _scalar
+from .optimizer import Optimizer, _blocks, _bump, _check_scalar_tensor, _scalar
 
 
 class SGD(Optimizer):
@@ -54,7 +54,8 @@ class SGD(Optimizer):
                 if g is None:
                     continue
                 be = p._device.backend
-                be.binary_inplace("sub", p._data, be.mul(g._data, lr))
+                for pb, gb in _blocks(p._device, p._data, g._data):
+                    be.binary_inplace("sub", pb, be.mul(gb, lr))
                 vc = p._vc
                 if vc is None:
                     p._vc = [1, 0]
@@ -74,18 +75,25 @@ class SGD(Optimizer):
             if g is None:
                 continue
             be = p._device.backend
-            d = be.neg(g._data) if maximize else g._data
-            if weight_decay:
-                d = be.add(d, be.mul(p._data, weight_decay))
+            buf = first = None
             if momentum:
                 param_state = state[p]
                 buf = param_state.get("momentum_buffer")
-                if buf is None:
-                    param_state["momentum_buffer"] = buf = _make(be.copy(d), p._device)
-                else:
-                    b = buf._data
-                    be.binary_inplace("mul", b, momentum)
-                    be.binary_inplace("add", b, d if dampening == 0 else be.mul(d, 1 - dampening))
-                d = be.add(d, be.mul(buf._data, momentum)) if nesterov else buf._data
-            be.binary_inplace("sub", p._data, be.mul(d, lr))
+                first = buf is None
+                if first:  # filled with the first step's update below
+                    param_state["momentum_buffer"] = buf = _make(be.empty(p._data.shape, p._data.dtype),
+                                                                 p._device)
+                buf = buf._data
+            for pb, gb, b in _blocks(p._device, p._data, g._data, buf):
+                d = be.neg(gb) if maximize else gb
+                if weight_decay:
+                    d = be.add(d, be.mul(pb, weight_decay))
+                if momentum:
+                    if first:
+                        be.copyto(b, d)
+                    else:
+                        be.binary_inplace("mul", b, momentum)
+                        be.binary_inplace("add", b, d if dampening == 0 else be.mul(d, 1 - dampening))
+                    d = be.add(d, be.mul(b, momentum)) if nesterov else b
+                be.binary_inplace("sub", pb, be.mul(d, lr))
             _bump(p)
