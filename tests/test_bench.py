@@ -103,3 +103,15 @@ def test_cli_defaults_to_cpu():
 def test_cli_rejects_unknown_workload():
     with pytest.raises(SystemExit):
         parse_args(["--workload", "nope"])
+
+
+def test_page_faults_per_step_are_counted():
+    from minigrad.bench import measure_steps, minor_faults
+    if minor_faults() is None:
+        pytest.skip("this OS does not count page faults")
+    # 64 MB is above glibc's largest mmap threshold: every call maps and touches fresh pages
+    # (at least 32 faults even with 2 MB transparent huge pages)
+    seconds, faults = measure_steps(lambda: np.ones(8_000_000), 3)
+    assert seconds > 0 and faults >= 32
+    _, quiet = measure_steps(lambda: None, 1000)
+    assert quiet < 1

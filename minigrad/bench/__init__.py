@@ -34,6 +34,25 @@ def seconds_per_step(step, n):
     return (time.perf_counter() - start) / n
 
 
+def minor_faults():
+    """This process's minor page faults so far (fresh memory touched for the first time), or
+    None where the OS does not count them. Many per step mean freed memory went back to the OS
+    and is being faulted in again, which can double a step's time."""
+    try:
+        import resource
+    except ImportError:  # not on Windows
+        return None
+    return resource.getrusage(resource.RUSAGE_SELF).ru_minflt
+
+
+def measure_steps(step, n):
+    """(seconds per step, minor page faults per step or None) over n calls of step."""
+    f0 = minor_faults()
+    seconds = seconds_per_step(step, n)
+    f1 = minor_faults()
+    return seconds, (None if f0 is None else (f1 - f0) / n)
+
+
 def cpu_model():
     try:
         with open("/proc/cpuinfo") as f:

@@ -17,7 +17,7 @@ from typing import Callable
 
 import numpy as np
 
-from . import THREAD_VARS, command_line, machine_lines, numpy_blas_threads, seconds_per_step, steps_for
+from . import THREAD_VARS, command_line, machine_lines, measure_steps, numpy_blas_threads, steps_for
 
 SEED = 0
 LR = 0.01  # the seeds' SGD learning rate
@@ -205,8 +205,9 @@ def max_abs_diff(workload, lib_a, lib_b, data):
 
 
 def time_workload(workload, libs, data, repeat, target_s):
-    """Median seconds per step for each library. Repeats alternate between the libraries so
-    that a change in machine load hits both alike; each repeat starts from the same values."""
+    """(median seconds per step, median minor page faults per step or None) for each library.
+    Repeats alternate between the libraries so that a change in machine load hits both alike;
+    each repeat starts from the same values."""
     counts = {name: steps_for(workload.build(lib, data)[0], target_s) for name, lib in libs.items()}
     samples = {name: [] for name in libs}
     for _ in range(repeat):
@@ -214,8 +215,13 @@ def time_workload(workload, libs, data, repeat, target_s):
             step = workload.build(lib, data)[0]
             for _ in range(3):
                 step()
-            samples[name].append(seconds_per_step(step, counts[name]))
-    return {name: statistics.median(s) for name, s in samples.items()}
+            samples[name].append(measure_steps(step, counts[name]))
+    out = {}
+    for name, s in samples.items():
+        faults = [f for _, f in s]
+        out[name] = (statistics.median(t for t, _ in s),
+                     None if None in faults else statistics.median(faults))
+    return out
 
 
 def profile(workloads, lib, steps):
@@ -266,6 +272,12 @@ def _fmt_us(seconds):
     return "-" if seconds is None else f"{seconds * 1e6:.1f}"
 
 
+def _fmt_faults(times):
+    """minigrad's and PyTorch's minor page faults per step, as "m / t"."""
+    return " / ".join("-" if t is None or t[1] is None else f"{t[1]:.1f}"
+                      for t in (times.get("minigrad"), times.get("torch")) if t is not None)
+
+
 def run(args):
     import minigrad
     try:
@@ -296,8 +308,9 @@ def run(args):
         print("note: torch is not installed, so only minigrad's times are shown and nothing is compared\n")
     libs = {"minigrad": minigrad, **({"torch": torch} if torch else {})}
 
-    print("| workload | minigrad µs/step | PyTorch µs/step | ratio | target | result | max abs diff |")
-    print("|---|---:|---:|---:|---:|:---:|---:|")
+    print("| workload | minigrad µs/step | PyTorch µs/step | ratio | target | result | max abs diff "
+          "| page faults/step (minigrad / PyTorch) |")
+    print("|---|---:|---:|---:|---:|:---:|---:|---:|")
     failed = False
     for workload in workloads:
         data = workload.make_data(np.random.default_rng(SEED))
@@ -312,12 +325,13 @@ def run(args):
             times = time_workload(workload, libs, data, repeat, target_s)
         except Exception as e:  # keep the other rows: one broken op should not hide them all
             failed = True
-            print(f"| {workload.title} | ERROR {type(e).__name__}: {e} | | | <= {workload.target} | ERROR | {diff} |")
+            print(f"| {workload.title} | ERROR {type(e).__name__}: {e} | | | <= {workload.target} | ERROR | {diff} | |")
             continue
         if torch:
-            r = times["minigrad"] / times["torch"]
+            r = times["minigrad"][0] / times["torch"][0]
             ratio, result = f"{r:.2f}", "PASS" if r <= workload.target else "MISS"
-        print(f"| {workload.title} | {_fmt_us(times['minigrad'])} | {_fmt_us(times.get('torch'))} "
-              f"| {ratio} | <= {workload.target} | {result} | {diff} |")
-    print("\nratio = minigrad time / PyTorch time per step (lower is better for minigrad)")
+        print(f"| {workload.title} | {_fmt_us(times['minigrad'][0])} | {_fmt_us(times['torch'][0] if torch else None)} "
+              f"| {ratio} | <= {workload.target} | {result} | {diff} | {_fmt_faults(times)} |")
+    print("\nratio = minigrad time / PyTorch time per step (lower is better for minigrad); page faults: "
+          "minor faults per step, near 0 once warm (many mean freed memory is being faulted back in)")
     return 1 if failed else 0
