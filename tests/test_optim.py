@@ -564,12 +564,13 @@ BLOCK_CONFIGS = [
 
 
 def _run_large(name, opts, rng_seed=0):
-    """Three steps on a (300, 70) weight (21,000 elements: 2 blocks of 16,384, the second partial),
-    a non-contiguous (transposed) one and a bias; returns parameters and state as arrays."""
+    """Three steps on a (300, 150) weight (45,000 elements: 2 blocks of 32,768, the second
+    partial), a non-contiguous (transposed, blocked by rows) one and a bias; returns parameters
+    and state as arrays."""
     rng = np.random.default_rng(rng_seed)
-    params = [minigrad.tensor(rng.standard_normal((300, 70)).astype(np.float32), requires_grad=True),
-              minigrad.tensor(rng.standard_normal((90, 250)).astype(np.float32)).t().detach().requires_grad_(),
-              minigrad.tensor(rng.standard_normal(70).astype(np.float32), requires_grad=True)]
+    params = [minigrad.tensor(rng.standard_normal((300, 150)).astype(np.float32), requires_grad=True),
+              minigrad.tensor(rng.standard_normal((200, 250)).astype(np.float32)).t().detach().requires_grad_(),
+              minigrad.tensor(rng.standard_normal(150).astype(np.float32), requires_grad=True)]
     opt = getattr(optim, name)(params, **opts)
     for _ in range(3):
         for p in params:
@@ -582,7 +583,8 @@ def _run_large(name, opts, rng_seed=0):
 @pytest.mark.parametrize("name,opts", BLOCK_CONFIGS, ids=[f"{n}-{i}" for i, (n, _) in enumerate(BLOCK_CONFIGS)])
 def test_large_parameters_update_in_blocks_bit_for_bit(name, opts, monkeypatch):
     from minigrad.optim import optimizer as opt_module
-    assert not minigrad.tensor(np.zeros((90, 250), np.float32)).t()._data.flags.c_contiguous
+    assert 45_000 > opt_module._BLOCK and 50_000 > opt_module._BLOCK  # both weights are blocked
+    assert not minigrad.tensor(np.zeros((200, 250), np.float32)).t()._data.flags.c_contiguous
     blocked = _run_large(name, opts)
     monkeypatch.setattr(opt_module, "_BLOCK", 10 ** 9)  # every parameter whole
     whole = _run_large(name, opts)

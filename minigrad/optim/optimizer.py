@@ -80,8 +80,8 @@ def _bump(p):
         vc[0] += 1
 
 
-# Elements per block of a large parameter's update on the CPU (64 KB of float32); see _blocks.
-_BLOCK = 1 << 14
+# Elements per block of a large parameter's update on the CPU (128 KB of float32); see _blocks.
+_BLOCK = 1 << 15
 
 
 def _blocks(device, *arrays):
