@@ -1,5 +1,6 @@
 """SGD: stochastic gradient descent, optionally with momentum, Nesterov momentum and weight decay."""
 from ..tensor import _make
+from . import optimizer as _optimizer
 from .optimizer import Optimizer, _blocks, _bump, _check_scalar_tensor, _scalar
 
 
@@ -54,8 +55,12 @@ class SGD(Optimizer):
                 if g is None:
                     continue
                 be = p._device.backend
-                for pb, gb in _blocks(p._device, p._data, g._data):
-                    be.binary_inplace("sub", pb, be.mul(gb, lr))
+                gd = g._data
+                if gd.size <= _optimizer._BLOCK:  # _blocks would return it whole: skip the call
+                    be.binary_inplace("sub", p._data, be.mul(gd, lr))
+                else:
+                    for pb, gb in _blocks(p._device, p._data, gd):
+                        be.binary_inplace("sub", pb, be.mul(gb, lr))
                 vc = p._vc
                 if vc is None:
                     p._vc = [1, 0]
