@@ -598,7 +598,7 @@ def test_large_parameters_update_in_blocks_bit_for_bit(name, opts, monkeypatch):
                                        ("Adagrad", dict(lr=0.1))])
 def test_optimizer_step_makes_no_parameter_sized_temporaries(name, opts):
     # a parameter-sized temporary per step is what made glibc give memory back to the OS and
-    # fault it in again on every step (2.5-4x slower training steps)
+    # fault it in again on every step (2-3x slower training steps)
     import tracemalloc
     p = minigrad.zeros(1000, 1000, requires_grad=True)       # 4 MB
     p.grad = minigrad.ones(1000, 1000)
