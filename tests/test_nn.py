@@ -356,7 +356,7 @@ def test_missing_forward_and_scope_is_recorded():
     scope = out.grad_fn._scope
     assert scope[0] is m.fc2 and scope[1][0] is m and scope[1][1] is None
     from minigrad.autograd.function import MODULE_SCOPE
-    assert MODULE_SCOPE.current is None
+    assert MODULE_SCOPE.get() is None
 
 
 # ---- nn.init ----------------------------------------------------------------------------------

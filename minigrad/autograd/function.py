@@ -5,8 +5,8 @@ is on, makes `ctx` the outputs' `grad_fn`: ctx is an instance of a node class ge
 Function (`MulBackward0`, `MyFnBackward`), holding the saved tensors and the edges
 (`next_functions`) to the inputs' nodes.
 """
+import contextvars
 import itertools
-import threading
 import weakref
 
 _new = object.__new__
@@ -31,13 +31,11 @@ class Node:
         return f"<{type(self).__name__} object at {hex(id(self))}>"
 
 
-class _ModuleScope(threading.local):
-    """The nn.Module forwards running in this thread, innermost first, as a linked chain
-    (module, parent chain) or None; nodes record it so graphs can be grouped by module."""
-    current = None
-
-
-MODULE_SCOPE = _ModuleScope()
+# The nn.Module forwards running in this thread, innermost first, as a linked chain
+# (module, parent chain) or None; nodes record it so graphs can be grouped by module. A
+# context variable: per thread like a threading.local, at a third of the cost to read.
+MODULE_SCOPE = contextvars.ContextVar("minigrad_module_scope", default=None)
+_scope = MODULE_SCOPE.get
 
 # Numbers for new nodes, given once a node's edges exist, so that every edge leads to a node
 # with a smaller number: the engine runs nodes in decreasing order (thread-safe: count's
@@ -308,7 +306,7 @@ def _record(cls, args, needs):
             edges.append(_NO_EDGE)
     ctx.next_functions = tuple(edges)
     ctx._seq = next_seq()
-    scope = MODULE_SCOPE.current
+    scope = _scope()
     if scope is not None:
         ctx._scope = scope
     if not builtin:

@@ -79,10 +79,16 @@ def copy(a):
 
 
 def _returns_array(ufunc):
-    """NumPy ufuncs return scalars for 0-d inputs; the contract promises arrays."""
-    def call(*args):
-        r = ufunc(*args)
-        return r if r.__class__ is ndarray else np.asarray(r)
+    """NumPy ufuncs return scalars for 0-d inputs; the contract promises arrays. (One wrapper
+    per arity: a fixed signature skips packing an argument tuple on every call.)"""
+    if ufunc.nin == 1:
+        def call(a):
+            r = ufunc(a)
+            return r if r.__class__ is ndarray else np.asarray(r)
+    else:
+        def call(a, b):
+            r = ufunc(a, b)
+            return r if r.__class__ is ndarray else np.asarray(r)
     call.__name__ = ufunc.__name__
     return call
 

@@ -12,6 +12,8 @@ from ...tensor import Tensor, to_args
 from ..._typename import typename as _typename
 from ..parameter import Buffer, Parameter
 
+_scope_get, _scope_set, _scope_reset = MODULE_SCOPE.get, MODULE_SCOPE.set, MODULE_SCOPE.reset
+
 _EXTRA_STATE_KEY_SUFFIX = "_extra_state"
 
 
@@ -144,14 +146,13 @@ class Module:
 
     # ---- calling ------------------------------------------------------------------
     def __call__(self, *args, **kwargs):
-        prev = MODULE_SCOPE.current
-        MODULE_SCOPE.current = (self, prev)
+        token = _scope_set((self, _scope_get()))
         try:
             if self._forward_hooks or self._forward_pre_hooks:
                 return self._call_with_hooks(args, kwargs)
             return self.forward(*args, **kwargs)
         finally:
-            MODULE_SCOPE.current = prev
+            _scope_reset(token)
 
     def _call_with_hooks(self, args, kwargs):
         """torch's _call_impl with forward hooks: pre-hooks may replace the arguments, hooks the
