@@ -319,3 +319,57 @@ def test_creation_errors():
 def test_inplace_cannot_change_integer_dtype(op):
     x = minigrad.ones(3, dtype=minigrad.int64)
     raises(RuntimeError, "result type Float can't be cast to the desired output type Long", op, x)
+
+
+# --- NumPy's floating-point warnings ----------------------------------------------------------
+
+# Every float32 row of the op table, forward and backward, on inf, nan, 0, overflow and
+# denormal inputs, in a fresh interpreter showing every warning (`-W default`). A fresh one
+# because pytest restores the warning filters it found before collecting, which drops
+# minigrad's. argv[1] == "loud": the user turned all warnings on after importing minigrad.
+_SPECIAL_VALUES_SCRIPT = r'''
+import sys, warnings
+import numpy as np
+import minigrad
+from op_table import OPS, make_inputs
+if sys.argv[1] == "loud":
+    warnings.simplefilter("always")
+SPECIAL = np.array([0., -0., 1., -1., np.inf, -np.inf, np.nan, 3e38, -3e38, 1e-45, 88.8, -104.])
+for op in OPS:
+    if "float32" not in op.dtypes:
+        continue
+    for shift in range(3):
+        arrays = [np.resize(np.roll(SPECIAL, shift), a.shape).astype(a.dtype) if a.dtype.kind == "f" else a
+                  for a in make_inputs(op, "float32", np.random.default_rng(0))]
+        ts = [minigrad.tensor(a, requires_grad=op.grad and a.dtype.kind == "f") for a in arrays]
+        try:
+            out = op.fn(minigrad, *ts)
+            if op.grad and out.requires_grad:
+                out.sum().backward()
+        except Exception:
+            pass  # a bad special value may be refused (an index, a size); warnings are the point
+'''
+
+
+@pytest.mark.parametrize("mode", ["default", "loud"])
+def test_inf_and_nan_are_computed_silently(mode, tmp_path):
+    """torch computes log(0), 0/0 and overflows without a word; NumPy warns about each. The
+    warnings minigrad's own NumPy calls raise are filtered out, and only those: "loud" checks
+    that the inputs do provoke them, so that the silent run means something."""
+    import os
+    import subprocess
+    import sys
+    script = tmp_path / "special.py"
+    script.write_text(_SPECIAL_VALUES_SCRIPT)
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([os.path.dirname(__file__), os.environ.get("PYTHONPATH", "")]))
+    run = subprocess.run([sys.executable, "-W", "default", str(script), mode], capture_output=True, text=True,
+                         env=env, timeout=300)
+    assert run.returncode == 0, run.stderr
+    if mode == "default":
+        assert "RuntimeWarning" not in run.stderr, run.stderr[:2000]
+    else:
+        assert "RuntimeWarning: divide by zero encountered in log" in run.stderr
+    # the user's own NumPy calls still warn: the filter names minigrad's modules only
+    user = subprocess.run([sys.executable, "-W", "default", "-c", "import minigrad, numpy; numpy.log(numpy.zeros(1))"],
+                          capture_output=True, text=True, env=env, timeout=60)
+    assert "RuntimeWarning: divide by zero encountered in log" in user.stderr

@@ -1,5 +1,13 @@
 """The CPU backend: minigrad's primitives on NumPy arrays (see backends/__init__.py)."""
+import warnings
+
 import numpy as np
+
+# PyTorch computes inf and nan silently (log(0), 0/0, float32 overflow); NumPy warns about each.
+# A warning is attributed to the frame that called the ufunc, so this silences NumPy's floating
+# point warnings in minigrad's own code only, not in the user's. A filter set after this one
+# (warnings.simplefilter("error"), pytest's -W error) takes precedence and brings them back.
+warnings.filterwarnings("ignore", category=RuntimeWarning, module=r"minigrad\.")
 
 name = "numpy"
 ndarray = np.ndarray
