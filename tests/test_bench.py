@@ -115,3 +115,12 @@ def test_page_faults_per_step_are_counted():
     assert seconds > 0 and faults >= 32
     _, quiet = measure_steps(lambda: None, 1000)
     assert quiet < 1
+
+
+def test_array_diff_flags_shapes_and_nan():
+    a = [np.zeros(3)]
+    assert bench.array_diff(a, [np.zeros((1, 3))]) == float("inf")  # would broadcast to 0
+    assert bench.array_diff(a + a, a) == float("inf")
+    assert np.isnan(bench.array_diff(a + a, [np.zeros(3), np.array([0, np.nan, 0])]))
+    # a NaN after a finite difference: Python's max(0.5, nan) would report 0.5
+    assert np.isnan(bench.array_diff([np.zeros(1), np.zeros(1)], [np.array([0.5]), np.array([np.nan])]))

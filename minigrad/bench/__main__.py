@@ -10,6 +10,7 @@ from . import THREAD_VARS
 COMMANDS = {
     "cpu": "minigrad.bench.cpu",
     "gpu": "minigrad.bench.gpu",
+    "floor": "minigrad.bench.floor",
 }
 DEFAULT = "cpu"
 

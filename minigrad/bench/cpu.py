@@ -200,8 +200,16 @@ def trajectory(workload, lib, data, steps=CHECK_STEPS, device="cpu"):
 
 
 def max_abs_diff(workload, lib_a, lib_b, data):
-    runs = zip(trajectory(workload, lib_a, data), trajectory(workload, lib_b, data))
-    return max(float(np.max(np.abs(a - b))) for a, b in runs)
+    return array_diff(trajectory(workload, lib_a, data), trajectory(workload, lib_b, data))
+
+
+def array_diff(want, got):
+    """Max abs difference of two lists of arrays: infinite where the shapes differ (broadcasting
+    must not hide that), NaN where either side has one (np.max keeps a NaN that Python's max
+    drops when it comes after a finite value)."""
+    if len(want) != len(got) or any(a.shape != b.shape for a, b in zip(want, got)):
+        return float("inf")
+    return float(np.max([np.max(np.abs(a - b)) for a, b in zip(want, got)]))
 
 
 def time_workload(workload, libs, data, repeat, target_s):
