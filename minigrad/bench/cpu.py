@@ -255,14 +255,19 @@ def positive_int(text):
     return n
 
 
-def add_arguments(parser):
+def add_timing_arguments(parser, names, default_help="default all"):
+    """--threads, --repeat, --quick and --workload (one of names): the options of every CPU timing command."""
     parser.add_argument("--threads", type=positive_int, default=1,
-                        help="threads for both libraries (BLAS/OpenMP env vars, torch.set_num_threads); default 1")
+                        help="threads for NumPy and PyTorch (BLAS/OpenMP env vars, torch.set_num_threads); default 1")
     parser.add_argument("--repeat", type=positive_int, default=None,
-                        help="timed repeats per library and workload, median reported (default 7, 3 with --quick)")
+                        help="timed repeats per engine and workload, median reported (default 7, 3 with --quick)")
     parser.add_argument("--quick", action="store_true", help="short runs, a few seconds in all (smoke test)")
-    parser.add_argument("--workload", action="append", choices=list(BY_NAME),
-                        help="run only this workload (repeatable); default all, opchain+linreg with --profile")
+    parser.add_argument("--workload", action="append", choices=list(names),
+                        help=f"run only this workload (repeatable); {default_help}")
+
+
+def add_arguments(parser):
+    add_timing_arguments(parser, BY_NAME, "default all, opchain+linreg with --profile")
     parser.add_argument("--profile", action="store_true",
                         help="instead of timing, cProfile minigrad's loops and print the top 25 functions by tottime")
 

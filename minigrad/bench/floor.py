@@ -21,7 +21,7 @@ from typing import Callable
 import numpy as np
 
 from . import command_line, machine_lines
-from .cpu import (AGREE_TOL, BY_NAME, CHECK_STEPS, LR, SEED, Workload, array_diff, positive_int,
+from .cpu import (AGREE_TOL, BY_NAME, CHECK_STEPS, LR, SEED, Workload, add_timing_arguments, array_diff,
                   thread_report, time_workload, trajectory)
 
 
@@ -327,13 +327,7 @@ def verdict(name, target, ratios):
 
 
 def add_arguments(parser):
-    parser.add_argument("--threads", type=positive_int, default=1,
-                        help="threads for NumPy and PyTorch (BLAS/OpenMP env vars, torch.set_num_threads); default 1")
-    parser.add_argument("--repeat", type=positive_int, default=None,
-                        help="timed repeats per engine and workload, median reported (default 7, 3 with --quick)")
-    parser.add_argument("--quick", action="store_true", help="short runs, a few seconds in all (smoke test)")
-    parser.add_argument("--workload", action="append", choices=list(FLOORS),
-                        help="run only this workload (repeatable); default all")
+    add_timing_arguments(parser, FLOORS)
 
 
 def run(args):
