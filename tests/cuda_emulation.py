@@ -12,10 +12,11 @@ out-of-bounds access, an invalid grid or block, a launch the ABI forbids (max ov
 M*N == 0), an output that overlaps an input other than as the ABI allows, and a GEMM grid
 that leaves part of C unwritten shows as NaN (fresh `empty` memory is NaN or garbage).
 
-What it does NOT check: the CUDA C code itself (nothing here is compiled from the .cu files;
-their correctness, speed, vector loads, shared memory and register use are for NVRTC and a
-real GPU), CuPy itself, asynchronous execution and streams, multi-GPU, and numerics beyond
-what NumPy reproduces (reduction order is approximated, transcendental functions are NumPy's).
+By default it does NOT check the CUDA C code itself: the kernels here are NumPy models. With
+MINIGRAD_EMULATED_CUDA_KERNELS=compiled (see "the compiled kernels" below) every launch also
+runs the real kernel, kernels/*.cu compiled for the CPU by tests/cuda_on_cpu.py, and must
+agree with its model. Neither mode checks speed, register use, NVRTC's code, CuPy itself,
+asynchronous execution and streams, or multi-GPU.
 
 install() puts the fakes in sys.modules; call it before minigrad.backends.cuda_backend is
 imported. tests/conftest.py does so when MINIGRAD_EMULATED_CUDA=1.
@@ -42,7 +43,7 @@ class EmulatedFault(BaseException):
 
 
 STATS = {"launches": collections.Counter(), "compiles": collections.Counter(), "copies": 0,
-         "faults": [], "requested": collections.Counter()}
+         "faults": [], "requested": collections.Counter(), "compiled": 0}
 
 
 def fault(msg):
@@ -55,7 +56,8 @@ def _write_report():
     if path:
         with open(path, "w") as f:
             json.dump({"launches": dict(STATS["launches"]), "compiles": dict(STATS["compiles"]),
-                       "requested": dict(STATS["requested"]), "faults": STATS["faults"]}, f)
+                       "requested": dict(STATS["requested"]), "faults": STATS["faults"],
+                   "compiled": STATS["compiled"]}, f)
 
 
 atexit.register(_write_report)
@@ -1289,8 +1291,113 @@ class _Function:
                           f"{CNAME[p]}: pass np.{DT[p].name}")
                 conv.append(a)
         STATS["launches"][name] += 1
+        if COMPILED:
+            _run_compiled(self, (grid, block, shared_mem), conv)
+        else:
+            with np.errstate(all="ignore"):
+                self.impl((grid, block, shared_mem), *conv)
+
+
+# ---- the compiled kernels -----------------------------------------------------------------------------
+# With MINIGRAD_EMULATED_CUDA_KERNELS=compiled, every launch also runs the real kernel: the .cu
+# file compiled for the CPU (tests/cuda_on_cpu.py), on copies of the memory it gets pointers
+# to, each copy ending at an inaccessible page. The NumPy model above still checks the launch
+# and computes the reference; the compiled kernel's memory must then equal it (bit for bit
+# for integers and bools, within COMPILED_RTOL of the values for floats, whose math functions
+# and summation orders differ in the last bits), and its results are what the caller gets.
+
+COMPILED = os.environ.get("MINIGRAD_EMULATED_CUDA_KERNELS") == "compiled"
+COMPILED_SCHEDULE = int(os.environ.get("MINIGRAD_EMULATED_CUDA_SCHEDULE", "2"))  # shuffled
+COMPILED_RTOL = {np.dtype(np.float32): 1e-5, np.dtype(np.float64): 1e-12}
+_checked_signatures = set()
+
+
+def _check_signature(kname, params, sig):
+    """The ABI table of this file against the compiled kernel's C parameters."""
+    want = tuple(p[2:] if p.startswith("P:") else p for p in params)
+    got = tuple(c[1:] if c[0] in "PC" else c for c in sig)
+    kinds_ok = all((p.startswith("P:")) == (c[0] in "PC") for p, c in zip(params, sig))
+    if len(params) != len(sig) or want != got or not kinds_ok:
+        fault(f"{kname}: the emulation's ABI table says ({', '.join(params)}), the C kernel takes "
+              f"({', '.join(sig)})")
+    _checked_signatures.add(kname)
+
+
+def _run_compiled(fn, L, conv):
+    import cuda_on_cpu
+    name = fn.name
+    mod = cuda_on_cpu.load_kernel_file(fn.module.file)
+    if name not in mod.kernels:
+        fault(f"{name}: kernels/{fn.module.file} compiled for the CPU defines no such kernel")
+    sig = mod.signature(name)
+    if name not in _checked_signatures:
+        _check_signature(name, fn.params, sig)
+    allocs = {}
+    for c in conv:
+        if isinstance(c, _DevPtr) and c.alloc is not None:
+            allocs.setdefault(id(c.alloc), c.alloc)
+    scratch = {}
+    try:
+        for key, a in allocs.items():
+            buf = scratch[key] = mod.alloc(a.nbytes)
+            buf.array()[:] = a.buf[: a.nbytes]
         with np.errstate(all="ignore"):
-            self.impl((grid, block, shared_mem), *conv)
+            fn.impl(L, *conv)   # the model: checks the launch, writes the reference result
+        args = [(scratch[id(c.alloc)].ptr + c.addr - c.alloc.addr if c.alloc is not None else 0)
+                if isinstance(c, _DevPtr) else c for c in conv]
+        try:
+            mod.launch(name, L[0], L[1], args, schedule=COMPILED_SCHEDULE,
+                       seed=sum(STATS["launches"].values()))
+        except cuda_on_cpu.KernelFault as e:
+            fault(f"{name}, compiled and run on the CPU: {e}{_fault_site(e.address, conv, scratch)}")
+        written = {}
+        for code, c in zip(sig, conv):
+            if isinstance(c, _DevPtr) and c.alloc is not None and code[0] == "P":
+                written.setdefault(id(c.alloc), c.dtype)
+        for key, a in allocs.items():
+            got, ref = scratch[key].array(), a.buf[: a.nbytes]
+            if not np.array_equal(got, ref):
+                if key not in written:
+                    fault(f"{name}, compiled: changed memory it only has const pointers to")
+                _compare_compiled(name, written[key], ref, got)
+                ref[:] = got
+        STATS["compiled"] += 1
+    finally:
+        for buf in scratch.values():
+            buf.free()
+
+
+def _fault_site(address, conv, scratch):
+    if address is None:
+        return ""
+    for pos, c in enumerate(conv):
+        if isinstance(c, _DevPtr) and c.alloc is not None:
+            buf = scratch[id(c.alloc)]
+            if buf.contains(address, slack=8192):
+                return (f" (argument {pos}'s allocation of {c.alloc.nbytes} bytes: byte offset "
+                        f"{address - buf.ptr} from its start)")
+    return ""
+
+
+def _compare_compiled(name, dtype, ref_bytes, got_bytes):
+    n = ref_bytes.size // dtype.itemsize * dtype.itemsize
+    r, g = ref_bytes[:n].view(dtype), got_bytes[:n].view(dtype)
+    if dtype.kind == "f":
+        bad = (r != g) & ~(np.isnan(r) & np.isnan(g))
+        if bad.any():
+            finite = np.isfinite(r)
+            scale = float(np.max(np.abs(r[finite]))) if finite.any() else 0.0
+            rtol = COMPILED_RTOL[dtype]
+            bad &= ~(np.abs(r.astype(np.float64) - g) <= rtol * (np.abs(r.astype(np.float64)) + scale))
+    else:
+        bad = r != g
+        if not bad.any() and not np.array_equal(ref_bytes[n:], got_bytes[n:]):
+            fault(f"{name}, compiled: wrote the tail bytes of an allocation")
+    if bad.any():
+        i = int(np.argmax(bad))
+        fault(f"{name}, compiled and run on the CPU, disagrees with the ABI's NumPy model at "
+              f"{int(bad.sum())} of {r.size} {dtype} elements; first at element {i}: "
+              f"{g[i]!r}, the model {r[i]!r}")
 
 
 # ---- the fake modules ---------------------------------------------------------------------------------

@@ -1,19 +1,24 @@
 """The CUDA backend's Python launcher, run against a CPU emulation of CuPy and of the kernel
-ABI documented at the top of kernels/*.cu (tests/cuda_emulation.py).
+ABI documented at the top of kernels/*.cu (tests/cuda_emulation.py), and, where this machine
+can compile them for the CPU (tests/cuda_on_cpu.py), against the real kernels too.
 
 This checks the LAUNCHER: which kernel it picks, the C types of its arguments, the `meta`
 arrays (shape, then per-operand element strides), its contiguity and copy decisions, axis
 permutations for reductions and softmax, GEMM operand layouts (n/t flags, leading dims,
 batch strides, the raw pointers and offsets of the grid-splitting loop), launch grids and
-blocks, aliasing of in-place ops, index bounds checks. It does NOT check the CUDA C code
-(the emulated kernels are NumPy written from the ABI comments) and it does NOT run on a GPU:
-a pass here says nothing about the kernels' correctness or speed on real hardware.
+blocks, aliasing of in-place ops, index bounds checks. With the compiled kernels it also
+checks the CUDA C code's results on every launch of the suite: each launch runs kernels/*.cu
+compiled for the CPU, with CUDA's block and barrier semantics, and its output must match the
+NumPy model's. It does NOT run on a GPU: a pass here says nothing about the kernels' speed,
+nor about what only hardware shows (memory-model and warp-scheduling effects the CPU runner
+does not reproduce, NVRTC's code generation, register limits).
 
 Two parts:
 - test_cuda_cases_pass_against_the_emulated_kernel_abi (the driver) runs every
   cuda-parametrized test of the suite, and the tests below, in a subprocess with
   MINIGRAD_EMULATED_CUDA=1 (tests/conftest.py then installs the fake cupy), so the fakes never
-  leak into this process.
+  leak into this process; with MINIGRAD_EMULATED_CUDA_KERNELS=compiled when a C++ compiler is
+  there to build the kernels.
 - the other tests run only inside that subprocess: launcher paths the op tests do not reach
   (grid splitting past 65535 blocks, both GEMM families, the split reduction, every
   strided/scalar kernel form), differential checks against the NumPy backend, and checks
@@ -29,7 +34,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+import cuda_on_cpu
+
 EMULATED = os.environ.get("MINIGRAD_EMULATED_CUDA") == "1"
+COMPILED_KERNELS = cuda_on_cpu.available()  # else the NumPy model alone stands in for the kernels
 TESTS = Path(__file__).resolve().parent
 ROOT = TESTS.parent
 
@@ -52,6 +60,8 @@ def test_cuda_cases_pass_against_the_emulated_kernel_abi(tmp_path):
     report = tmp_path / "emulation_report.json"
     env = dict(os.environ, MINIGRAD_EMULATED_CUDA="1", MINIGRAD_EMULATED_CUDA_REPORT=str(report),
                PYTHONPATH=os.pathsep.join([str(TESTS), str(ROOT)] + [p for p in [os.environ.get("PYTHONPATH")] if p]))
+    if COMPILED_KERNELS:
+        env["MINIGRAD_EMULATED_CUDA_KERNELS"] = "compiled"
     cmd = [sys.executable, "-m", "pytest", "-q", "-x", "-p", "no:cacheprovider", "-p", "cuda_emulation",
            *(f"tests/{f}" for f in SUITE), "-k", "cuda"]
     proc = subprocess.run(cmd, cwd=ROOT, env=env, capture_output=True, text=True, timeout=900)
@@ -68,6 +78,10 @@ def test_cuda_cases_pass_against_the_emulated_kernel_abi(tmp_path):
     unexpected = [f for f in data["faults"] if not any(k in f["test"] for k in expected)]
     assert not unexpected, unexpected[:5]
     assert set(data["compiles"].values()) == {1}, f"a kernel module was compiled twice: {data['compiles']}"
+    if COMPILED_KERNELS:
+        # every launch the model let through ran the compiled kernel too, and agreed with it
+        launches = sum(data["launches"].values())
+        assert data["compiled"] >= launches - len(data["faults"]) > 0, (data["compiled"], launches)
     # every kernel the backend asked for is one the NVRTC compile check compiles
     from cuda_emulation import KNOWN_MISSING_KERNELS
     from minigrad.backends.cuda_kernel_table import kernel_names

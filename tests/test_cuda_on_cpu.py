@@ -1,0 +1,399 @@
+"""minigrad's CUDA C kernels, executed: kernels/*.cu compiled for the CPU with tests/cuda_on_cpu.h
+and launched with CUDA's grid, block and barrier semantics (tests/cuda_on_cpu.py).
+
+- every kernel the CUDA backend can launch is in the compiled code, with the C parameters that
+  tests/cuda_emulation.py's ABI table gives it;
+- the GEMM, row-reduction, softmax/cross-entropy and elementwise kernels against NumPy, at the
+  shapes that exercise their edges (partial tiles, K = 0, batches with broadcast strides, odd
+  leading dimensions and misaligned pointers that force the scalar paths, one block striding
+  over many rows), with results bit-identical whichever order a block's threads run in between
+  barriers (a race would make them differ);
+- the runner itself catches what it claims to: a missing barrier, a barrier or a shuffle that
+  not every thread reaches, a read past an argument's end, a trap.
+
+The whole cuda-parametrized suite also runs through these compiled kernels:
+test_cuda_emulated.py's driver turns them on when this machine can build them.
+"""
+import numpy as np
+import pytest
+
+import cuda_on_cpu
+from cuda_on_cpu import ASCENDING, DESCENDING, SHUFFLED, KernelFault
+
+pytestmark = pytest.mark.skipif(not cuda_on_cpu.available(),
+                                reason="needs x86-64 Linux and a C++17 compiler (g++ or $CXX)")
+
+SCHEDULES = (ASCENDING, DESCENDING, SHUFFLED)
+F32, F64, I64, I32 = np.float32, np.float64, np.int64, np.int32
+
+
+def _upload(mod, host, offset=0):
+    """host's bytes in runner memory, `offset` elements into the buffer (0: 16-byte aligned);
+    returns (buffer, pointer to element 0 of host)."""
+    host = np.ascontiguousarray(host)
+    buf = mod.alloc((host.size + offset) * host.itemsize)
+    if host.size:
+        buf.array(host.dtype)[offset:offset + host.size] = host.reshape(-1)
+    return buf, buf.ptr + offset * host.itemsize
+
+
+def _run(mod, name, grid, block, args, outputs, schedules=SCHEDULES):
+    """Launches once per schedule on fresh copies of the inputs; checks the outputs agree bit
+    for bit across schedules and returns them. args: host arrays (uploaded, with an optional
+    element offset as (array, offset)) and NumPy scalars. outputs: the indices of args whose
+    arrays come back."""
+    results = []
+    for sched in schedules:
+        bufs, cargs = [], []
+        try:
+            for a in args:
+                if isinstance(a, tuple) or isinstance(a, np.ndarray):
+                    host, off = a if isinstance(a, tuple) else (a, 0)
+                    buf, ptr = _upload(mod, host, off)
+                    bufs.append((buf, host, off))
+                    cargs.append(ptr)
+                else:
+                    bufs.append(None)
+                    cargs.append(a)
+            mod.launch(name, grid, block, cargs, schedule=sched, seed=12345)
+            res = []
+            for i in outputs:
+                buf, host, off = bufs[i]
+                res.append(buf.array(host.dtype)[off:off + host.size].reshape(host.shape).copy())
+            results.append(res)
+        finally:
+            for b in bufs:
+                if b is not None:
+                    b[0].free()
+    for other in results[1:]:
+        for a, b in zip(results[0], other):
+            assert a.tobytes() == b.tobytes(), f"{name}: the result depends on the thread order (a race)"
+    return results[0]
+
+
+# ---- every launchable kernel, with the ABI the emulation assumes ----------------------------------
+
+def test_every_backend_kernel_is_compiled_with_the_abi_the_emulation_checks():
+    import cuda_emulation
+    from minigrad.backends.cuda_kernel_table import kernel_names
+    for filename, names in kernel_names().items():
+        mod = cuda_on_cpu.load_kernel_file(filename)
+        missing = names - set(mod.kernels)
+        assert not missing, f"{filename} lacks {sorted(missing)}"
+        for name in names:
+            params = cuda_emulation.KERNELS[name][1]
+            sig = mod.signature(name)
+            want = [p[2:] if p.startswith("P:") else p for p in params]
+            got = [c[1:] if c[0] in "PC" else c for c in sig]
+            assert want == got and all(p.startswith("P:") == (c[0] in "PC") for p, c in zip(params, sig)), \
+                f"{name}: the emulation's table says {params}, the C kernel takes {sig}"
+
+
+# ---- GEMM ------------------------------------------------------------------------------------------
+
+TILES = {("gemm", "f32"): 128, ("gemm_small", "f32"): 32, ("gemm", "f64"): 64, ("gemm_small", "f64"): 32}
+
+
+def _gemm(family, ta, tb, dtype, M, N, K, batch=1, lda_pad=0, ldb_pad=0, ldc_pad=0, offset=0,
+          broadcast_b=False, rng=None):
+    rng = rng or np.random.default_rng(0)
+    sfx = "f32" if dtype == F32 else "f64"
+    mod = cuda_on_cpu.load_kernel_file("matmul.cu")
+    a_rows, a_cols = (M, K) if ta == "n" else (K, M)
+    b_rows, b_cols = (K, N) if tb == "n" else (N, K)
+    lda, ldb, ldc = a_cols + lda_pad, b_cols + ldb_pad, N + ldc_pad
+    A = rng.uniform(-1, 1, (batch, a_rows, lda)).astype(dtype)
+    B = rng.uniform(-1, 1, (1 if broadcast_b else batch, b_rows, ldb)).astype(dtype)
+    C = np.full((batch, M, ldc), np.nan, dtype)
+    tile = TILES[(family, sfx)]
+    grid = (-(-N // tile), -(-M // tile), batch)
+    args = [(A, offset), (B, offset), (C, offset), I32(M), I32(N), I32(K), I64(lda), I64(ldb), I64(ldc),
+            I64(a_rows * lda), I64(0 if broadcast_b else b_rows * ldb), I64(M * ldc)]
+    out, = _run(mod, f"{family}_{ta}{tb}_{sfx}", grid, (256,), args, outputs=[2])
+    opA = A[:, :, :a_cols] if ta == "n" else A[:, :, :a_cols].transpose(0, 2, 1)
+    opB = B[:, :, :b_cols] if tb == "n" else B[:, :, :b_cols].transpose(0, 2, 1)
+    ref = np.matmul(opA.astype(F64), opB.astype(F64))
+    tol = 1e-5 if dtype == F32 else 1e-13
+    np.testing.assert_allclose(out[:, :, :N], ref, rtol=tol, atol=tol * max(K, 1) ** 0.5)
+    assert np.isnan(out[:, :, N:]).all(), "the kernel wrote past N into the padding of C's rows"
+
+
+@pytest.mark.parametrize("dtype", [F32, F64], ids=["f32", "f64"])
+@pytest.mark.parametrize("family", ["gemm", "gemm_small"])
+@pytest.mark.parametrize("trans", ["nn", "nt", "tn", "tt"])
+def test_gemm_edge_tiles(family, trans, dtype):
+    ta, tb = trans
+    _gemm(family, ta, tb, dtype, 37, 45, 29)       # every tile is an edge tile, K not a tile multiple
+    _gemm(family, ta, tb, dtype, 130, 66, 40)      # several tiles along M, a partial one along N
+
+
+@pytest.mark.parametrize("dtype", [F32, F64], ids=["f32", "f64"])
+@pytest.mark.parametrize("family", ["gemm", "gemm_small"])
+def test_gemm_scalar_paths_batches_and_k0(family, dtype):
+    # odd leading dimensions and pointers one element off 16 bytes take the scalar loads/stores
+    _gemm(family, "n", "t", dtype, 19, 23, 31, lda_pad=1, ldb_pad=3, ldc_pad=1)
+    _gemm(family, "t", "n", dtype, 16, 24, 32, offset=1)
+    # a batch of 3 against one broadcast B (stride 0), and C rows with padding
+    _gemm(family, "n", "n", dtype, 9, 10, 11, batch=3, broadcast_b=True, ldc_pad=2)
+    # K = 0 writes zeros
+    _gemm(family, "n", "n", dtype, 5, 6, 0)
+
+
+def test_gemm_the_mlp_layer_shape():
+    # 64x784 @ 784x256, the seed MLP's first layer, and its weight gradient's transposed form
+    _gemm("gemm_small", "n", "t", F32, 64, 256, 784)
+    _gemm("gemm", "t", "n", F32, 256, 784, 64)
+
+
+# ---- row kernels -----------------------------------------------------------------------------------
+
+ROWS_COLS = [(1, 1), (3, 5), (7, 33), (4, 300), (2, 1025), (70, 3)]
+
+
+def _row_launches(rows, cols):
+    from minigrad.backends.cuda_kernel_table import row_launch
+    grid, block = row_launch(rows, cols)
+    # the backend's choice, the same rows striding through a single block, and one 1024-thread row
+    return [(grid, block), ((1,), block), ((rows,), (1024, 1, 1))]
+
+
+@pytest.mark.parametrize("rows,cols", ROWS_COLS)
+@pytest.mark.parametrize("dtype", [F32, F64, I64, I32], ids=["f32", "f64", "i64", "i32"])
+def test_reductions_over_rows(rows, cols, dtype):
+    rng = np.random.default_rng(rows * 1000 + cols)
+    mod = cuda_on_cpu.load_kernel_file("reduce.cu")
+    sfx = {F32: "f32", F64: "f64", I64: "i64", I32: "i32"}[dtype]
+    if np.dtype(dtype).kind == "f":
+        x = rng.uniform(-10, 10, (rows, cols)).astype(dtype)
+        if cols > 2:
+            x[0, cols // 2] = np.nan          # NaN wins max/min, and its index argmax/argmin
+            x[-1, 1] = x[-1, cols - 1] = 50   # a tie: the first index
+    else:
+        x = rng.integers(-50, 50, (rows, cols)).astype(dtype)
+    for grid, block in _row_launches(rows, cols):
+        kinds = ("max", "min", "argmax", "argmin") + (("sum",) if sfx != "i32" else ())
+        for kind in kinds:
+            out = np.zeros(rows, I64 if kind.startswith("arg") else dtype)
+            got, = _run(mod, f"{kind}_rows_{sfx}", grid, block, [x, out, I64(rows), I64(cols)], outputs=[1])
+            if kind == "sum":
+                np.testing.assert_allclose(got, x.astype(F64).sum(axis=1), rtol=1e-5 if dtype == F32 else 1e-12)
+            else:
+                ref = {"max": np.max, "min": np.min, "argmax": np.argmax, "argmin": np.argmin}[kind](x, axis=1)
+                np.testing.assert_array_equal(got, ref, err_msg=f"{kind} {grid} {block}")
+
+
+def _softmax64(x):
+    e = np.exp(x - x.max(axis=1, keepdims=True))
+    return e / e.sum(axis=1, keepdims=True)
+
+
+@pytest.mark.parametrize("rows,cols", ROWS_COLS)
+@pytest.mark.parametrize("dtype", [F32, F64], ids=["f32", "f64"])
+def test_softmax_and_cross_entropy(rows, cols, dtype):
+    rng = np.random.default_rng(cols)
+    mod = cuda_on_cpu.load_kernel_file("softmax.cu")
+    sfx = "f32" if dtype == F32 else "f64"
+    tol = dict(rtol=1e-5, atol=1e-6) if dtype == F32 else dict(rtol=1e-12, atol=1e-14)
+    x = rng.uniform(-5, 5, (rows, cols)).astype(dtype)
+    g = rng.uniform(-1, 1, (rows, cols)).astype(dtype)
+    target = rng.integers(0, cols, rows).astype(I64)
+    x64, g64 = x.astype(F64), g.astype(F64)
+    p = _softmax64(x64)
+    logp = np.log(p)
+    n = I64(rows), I64(cols)
+    for grid, block in _row_launches(rows, cols):
+        y, = _run(mod, f"softmax_rows_{sfx}", grid, block, [x, np.empty_like(x), *n], outputs=[1])
+        np.testing.assert_allclose(y, p, **tol)
+        ly, = _run(mod, f"log_softmax_rows_{sfx}", grid, block, [x, np.empty_like(x), *n], outputs=[1])
+        np.testing.assert_allclose(ly, logp, **tol)
+        dx, = _run(mod, f"softmax_backward_rows_{sfx}", grid, block, [g, p.astype(dtype), np.empty_like(x), *n],
+                   outputs=[2])
+        np.testing.assert_allclose(dx, p * (g64 - (g64 * p).sum(axis=1, keepdims=True)), **tol)
+        dx, = _run(mod, f"log_softmax_backward_rows_{sfx}", grid, block,
+                   [g, logp.astype(dtype), np.empty_like(x), *n], outputs=[2])
+        np.testing.assert_allclose(dx, g64 - p * g64.sum(axis=1, keepdims=True), **tol)
+        loss, stats = _run(mod, f"cross_entropy_fwd_{sfx}", grid, block,
+                           [x, target, np.empty(rows, dtype), np.empty(2 * rows, dtype), *n], outputs=[2, 3])
+        np.testing.assert_allclose(loss, -logp[np.arange(rows), target], **tol)
+        gscale = dtype(0.5)
+        dx, = _run(mod, f"cross_entropy_bwd_{sfx}", grid, block,
+                   [x, target, stats, gscale, np.empty_like(x), *n], outputs=[4])
+        onehot = np.eye(cols)[target]
+        np.testing.assert_allclose(dx, 0.5 * (p - onehot), **tol)
+
+
+# ---- elementwise -----------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("n", [1, 5, 1000, 4099])
+@pytest.mark.parametrize("offset", [0, 1], ids=["aligned", "misaligned"])
+def test_elementwise_contiguous_scalar_and_backward_forms(n, offset):
+    rng = np.random.default_rng(n)
+    mod = cuda_on_cpu.load_kernel_file("elementwise.cu")
+    a = rng.uniform(-3, 3, n).astype(F32)
+    b = rng.uniform(0.5, 3, n).astype(F32)
+    grid, block = (min(-(-n // 256), 4),), (256,)   # fewer blocks than elements: the grid strides
+    N = I64(n)
+    out, = _run(mod, "add_f32", grid, block, [(a, offset), (b, offset), (np.empty_like(a), offset), N], [2])
+    np.testing.assert_array_equal(out, a + b)
+    out, = _run(mod, "div_f32", grid, block, [(a, offset), (b, 0), (np.empty_like(a), offset), N], [2])
+    np.testing.assert_array_equal(out, a / b)
+    out, = _run(mod, "sub_rscalar_f32", grid, block, [(a, offset), F32(2.5), (np.empty_like(a), 0), N], [2])
+    np.testing.assert_array_equal(out, F32(2.5) - a)
+    out, = _run(mod, "gt_scalar_f32", grid, block, [(a, offset), F32(0.0), np.empty(n, np.bool_), N], [2])
+    np.testing.assert_array_equal(out, a > 0)
+    out, = _run(mod, "exp_f32", grid, block, [(a, offset), (np.empty_like(a), offset), N], [1])
+    np.testing.assert_allclose(out, np.exp(a.astype(F64)), rtol=1e-6)
+    out, = _run(mod, "relu_backward_f32", grid, block, [b, (a, offset), (np.empty_like(a), offset), N], [2])
+    np.testing.assert_array_equal(out, np.where(a <= 0, F32(0), b))
+    out, = _run(mod, "clip_f32", grid, block, [(a, offset), np.empty_like(a), N, F32(-1), F32(1), I32(1), I32(1)], [1])
+    np.testing.assert_array_equal(out, np.clip(a, -1, 1))
+    out, = _run(mod, "fill_i64", grid, block, [(np.zeros(n, I64), offset), I64(-7), N], [0])
+    assert (out == -7).all()
+    # in place: the output is the first input's memory
+    buf, ptr = _upload(mod, a, offset)
+    try:
+        mod.launch("mul_scalar_f32", grid, block, [ptr, F32(3.0), ptr, N])
+        np.testing.assert_array_equal(buf.array(F32)[offset:offset + n], a * F32(3))
+    finally:
+        buf.free()
+
+
+def _meta(shape, *stride_sets):
+    return np.array(list(shape) + [s for strides in stride_sets for s in strides], I64)
+
+
+def test_elementwise_strided_broadcast_and_where():
+    rng = np.random.default_rng(1)
+    mod = cuda_on_cpu.load_kernel_file("elementwise.cu")
+    shape = (3, 4, 5)
+    n = I64(60)
+    a = rng.uniform(0.5, 2, (3, 1, 5)).astype(F64)       # broadcast along dim 1
+    bt = rng.uniform(-2, 2, (5, 4, 3)).astype(F64)       # stored transposed
+    b = bt.transpose(2, 1, 0)
+    meta = _meta(shape, (5, 0, 1), (1, 3, 12))
+    out, = _run(mod, "pow_strided_f64", (1,), (256,), [a, bt, np.empty(shape, F64), n, meta, I32(3)], [2])
+    np.testing.assert_allclose(out, np.broadcast_to(a, shape) ** b, rtol=1e-14)
+    c = rng.random((1, 4, 1)) < 0.5
+    meta3 = _meta(shape, (0, 1, 0), (5, 0, 1), (1, 3, 12))
+    out, = _run(mod, "where_strided_f64", (2,), (32,), [c, a, bt, np.empty(shape, F64), n, meta3, I32(3)], [3])
+    np.testing.assert_array_equal(out, np.where(c, a, b))
+    x = rng.integers(-9, 9, (4, 3)).astype(I32)
+    out, = _run(mod, "abs_strided_i32", (1,), (64,), [x, np.empty((3, 4), I32), I64(12), _meta((3, 4), (1, 3)), I32(2)],
+                [1])
+    np.testing.assert_array_equal(out, np.abs(x.T))
+
+
+# ---- the runner catches broken kernels -------------------------------------------------------------
+
+BROKEN = r"""
+extern "C" __global__ void reverse_racy(const float* x, float* y) {
+    __shared__ float s[64];
+    s[threadIdx.x] = x[threadIdx.x];
+    y[threadIdx.x] = s[blockDim.x - 1 - threadIdx.x];   // no barrier between the write and the read
+}
+extern "C" __global__ void reverse_synced(const float* x, float* y) {
+    __shared__ float s[64];
+    s[threadIdx.x] = x[threadIdx.x];
+    __syncthreads();
+    y[threadIdx.x] = s[blockDim.x - 1 - threadIdx.x];
+}
+extern "C" __global__ void barrier_in_a_branch(float* y) {
+    if (threadIdx.x < 16) __syncthreads();
+    y[threadIdx.x] = 1.0f;
+}
+extern "C" __global__ void read_one_past(const float* x, float* y, long long n) {
+    y[0] = x[n];
+}
+extern "C" __global__ void trap_in_thread_3(float* y) {
+    if (threadIdx.x == 3) __trap();
+    y[threadIdx.x] = 1.0f;
+}
+extern "C" __global__ void shuffle_after_a_lane_left(float* y) {
+    if (threadIdx.x == 5) return;
+    y[threadIdx.x] = __shfl_xor_sync(0xffffffffu, 1.0f, 1);
+}
+extern "C" __global__ void warp_butterfly_sum(const double* x, double* y) {
+    double v = x[threadIdx.x];
+    for (int o = 16; o > 0; o >>= 1) v += __shfl_xor_sync(0xffffffffu, v, o);
+    y[threadIdx.x] = v + __shfl_sync(0xffffffffu, (double)threadIdx.x, 7);
+}
+extern "C" __global__ void global_ids(long long* y) {
+    const long long block = blockIdx.x + gridDim.x * (blockIdx.y + gridDim.y * (long long)blockIdx.z);
+    const long long t = threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * (long long)threadIdx.z);
+    y[block * blockDim.x * blockDim.y * blockDim.z + t] = block * 1000 + t;
+}
+"""
+
+
+@pytest.fixture(scope="module")
+def broken():
+    return cuda_on_cpu.load(BROKEN, "broken_kernels.cu")
+
+
+def test_a_missing_barrier_shows_as_an_order_dependent_result(broken):
+    x = np.arange(64, dtype=F32)
+    out, = _run(broken, "reverse_synced", (1,), (64,), [x, np.empty_like(x)], [1])
+    np.testing.assert_array_equal(out, x[::-1])
+    with pytest.raises(AssertionError, match="depends on the thread order"):
+        _run(broken, "reverse_racy", (1,), (64,), [x, np.empty_like(x)], [1])
+
+
+def test_a_barrier_not_every_thread_reaches_is_a_fault(broken):
+    y = broken.alloc(32 * 4)
+    try:
+        with pytest.raises(KernelFault, match=r"__syncthreads\(\) reached by 16 of 32 threads"):
+            broken.launch("barrier_in_a_branch", (1,), (32,), [y.ptr])
+    finally:
+        y.free()
+
+
+def test_a_shuffle_with_an_exited_lane_is_a_fault(broken):
+    y = broken.alloc(32 * 4)
+    try:
+        with pytest.raises(KernelFault, match="shuffle with a full mask while 1 have exited"):
+            broken.launch("shuffle_after_a_lane_left", (1,), (32,), [y.ptr])
+    finally:
+        y.free()
+
+
+def test_reading_past_an_arguments_end_is_a_fault_with_its_address(broken):
+    x, y = broken.alloc(10 * 4), broken.alloc(4)
+    try:
+        broken.launch("read_one_past", (1,), (1,), [x.ptr, y.ptr, I64(9)])   # the last element: fine
+        with pytest.raises(KernelFault, match="invalid memory access") as info:
+            broken.launch("read_one_past", (1,), (1,), [x.ptr, y.ptr, I64(12)])
+        assert info.value.address == x.ptr + 48
+        # the process survives and the next launch works
+        broken.launch("read_one_past", (1,), (1,), [x.ptr, y.ptr, I64(0)])
+    finally:
+        x.free()
+        y.free()
+
+
+def test_a_trap_is_a_fault_naming_the_thread(broken):
+    y = broken.alloc(8 * 4)
+    try:
+        with pytest.raises(KernelFault, match=r"__trap\(\) called \(thread \(3, 0, 0\) of block \(0, 0, 0\)\)"):
+            broken.launch("trap_in_thread_3", (2,), (4,), [y.ptr])
+    finally:
+        y.free()
+
+
+def test_shuffles_exchange_values_within_each_warp(broken):
+    x = np.arange(64, dtype=F64) ** 2
+    out, = _run(broken, "warp_butterfly_sum", (1,), (64,), [x, np.empty_like(x)], [1])
+    sums = np.repeat([x[:32].sum(), x[32:].sum()], 32)
+    lane7 = np.repeat([7, 39], 32)   # __shfl_sync reads lane 7 of the caller's own warp
+    np.testing.assert_array_equal(out, sums + lane7)
+
+
+def test_grid_and_block_indices_cover_every_thread_once(broken):
+    grid, block = (3, 2, 2), (4, 2, 3)
+    out, = _run(broken, "global_ids", grid, block, [np.full(12 * 24, -1, I64)], [0])
+    ids = np.arange(12 * 24)
+    np.testing.assert_array_equal(out, ids // 24 * 1000 + ids % 24)
+
+
+def test_a_wrongly_typed_scalar_is_refused(broken):
+    with pytest.raises(TypeError, match="a float for a i64 parameter"):
+        broken.launch("read_one_past", (1,), (1,), [0, 0, 9.0])
