@@ -2,6 +2,7 @@
 from collections import OrderedDict
 import copy
 import math
+import threading
 import warnings
 
 import numpy as np
@@ -355,8 +356,33 @@ def test_missing_forward_and_scope_is_recorded():
     out = m(minigrad.randn(2, 6))
     scope = out.grad_fn._scope
     assert scope[0] is m.fc2 and scope[1][0] is m and scope[1][1] is None
-    from minigrad.autograd.function import MODULE_SCOPE
-    assert MODULE_SCOPE.get() is None
+    from minigrad.autograd.function import current_scope
+    assert current_scope() is None
+
+    class Boom(nn.Module):
+        def forward(self, x):
+            raise ValueError("boom")
+    with pytest.raises(ValueError, match="boom"):
+        m.fc1.register_forward_hook(lambda *a: Boom()(1))
+        m(minigrad.randn(2, 6))
+    assert current_scope() is None, "a forward that raised left its module in the scope"
+
+    # each thread has its own scope: a module called in another thread, from inside a forward here
+    seen = {}
+
+    class Outer(nn.Module):
+        def forward(self, x):
+            def other():
+                seen["other"] = nn.Linear(6, 2)(x).grad_fn._scope
+            t = threading.Thread(target=other)
+            t.start()
+            t.join()
+            seen["here"] = current_scope()
+            return x
+    outer = Outer()
+    outer(minigrad.randn(2, 6))
+    assert seen["other"][1] is None and isinstance(seen["other"][0], nn.Linear)
+    assert seen["here"] == (outer, None) and current_scope() is None
 
 
 # ---- nn.init ----------------------------------------------------------------------------------

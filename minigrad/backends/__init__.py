@@ -12,12 +12,12 @@ PRIMITIVES = (
     # elementwise, unary
     "neg", "abs", "exp", "log", "sqrt", "sin", "cos", "tanh", "sigmoid", "relu", "sign",
     # elementwise, binary (second operand an array or a Python scalar)
-    "add", "iadd", "binary_inplace", "sub", "mul", "div", "pow", "maximum", "minimum",
+    "add", "iadd", "binary_inplace", "axpy", "sub", "mul", "div", "pow", "maximum", "minimum",
     "eq", "ne", "lt", "le", "gt", "ge", "where", "clip",
     # fused backward formulas (g: the incoming gradient, out/y: the forward's output)
     "relu_backward", "sigmoid_backward", "tanh_backward",
-    # reductions over axes (a tuple of ints, or None for all)
-    "sum", "amax", "amin", "argmax", "argmin",
+    # reductions over axes (a tuple of ints, or None for all); vdot: sum(a * b) over all elements
+    "sum", "vdot", "amax", "amin", "argmax", "argmin",
     # softmax family over one axis; cross-entropy over the last axis of (N, C) logits
     "softmax", "log_softmax", "softmax_backward", "log_softmax_backward",
     "cross_entropy", "cross_entropy_backward",

@@ -357,6 +357,14 @@ class CudaBackend:
     def ge(self, a, b):
         return self._binary("ge", a, b, compare=True)
 
+    def axpy(self, dst, src, alpha):
+        """dst += alpha * src in dst's memory."""
+        self.binary_inplace("add", dst, self.mul(src, alpha))
+
+    def vdot(self, a, b):
+        """The sum of a * b over every element, as a 0-d array."""
+        return self.sum(self.mul(a, b))
+
     def binary_inplace(self, name, dst, src):
         """dst = dst (op) src in dst's memory (src broadcast to dst, cast to dst's dtype)."""
         if isinstance(src, cp.ndarray):

@@ -170,6 +170,25 @@ def binary_inplace(name, dst, src):
     _INPLACE[name](dst, src, dst)  # out= given positionally: the keyword costs a dict
 
 
+def axpy(dst, src, alpha):
+    """dst += alpha * src in dst's memory (src broadcastable to dst, alpha a Python number): one
+    call for the optimizers' `p -= lr * g`, which is axpy(p, g, -lr) bit for bit."""
+    _INPLACE["add"](dst, np.multiply(src, alpha), dst)
+
+
+# np.vdot sums with BLAS in a few SIMD lanes: one call instead of a product and a pairwise sum,
+# and as accurate as the pairwise sum while the vectors are short
+_VDOT_BLAS_MAX = 1024
+_vdot = np.vdot
+
+
+def vdot(a, b):
+    """The sum of a * b over every element of two float arrays of one shape, as a 0-d array."""
+    if a.size <= _VDOT_BLAS_MAX:
+        return np.asarray(_vdot(a, b))
+    return np.asarray(_add_reduce(np.multiply(a, b), None))
+
+
 def where(cond, a, b):
     return np.asarray(np.where(cond, a, b))
 

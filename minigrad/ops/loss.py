@@ -81,8 +81,7 @@ class MseLoss(Builtin):
     def forward(ctx, x, t, reduction):
         be = x._device.backend
         d = be.sub(x._data, t._data)
-        sq = be.mul(d, d)
-        n = sq.size
+        n = d.size
         if ctx.needs_input_grad[0] or ctx.needs_input_grad[1]:
             # the difference is kept for the raw backward; x and t for the Tensor one
             ctx.save_for_backward(x, t, _make(d, x._device))
@@ -90,11 +89,11 @@ class MseLoss(Builtin):
             xs, ts = x._data.shape, t._data.shape
             ctx.shapes = None if xs == ts else (xs, ts)
         if reduction == "none":
-            return _make(sq, x._device)
-        total = be.sum(sq, None, False)
+            return _make(be.mul(d, d), x._device)
+        total = be.vdot(d, d)  # the sum of squares, without the squares as an array
         if reduction == "sum":
             return _make(total, x._device)
-        return _make(be.div(total, n) if n else be.full((), _NAN, sq.dtype), x._device)
+        return _make(be.div(total, n) if n else be.full((), _NAN, d.dtype), x._device)
 
     @staticmethod
     def backward(ctx, g):

@@ -39,7 +39,7 @@ class SGD(Optimizer):
 
     def step(self, closure=None):
         """Perform a single optimization step; returns closure()'s loss when a closure is given."""
-        loss = self._closure_loss(closure)
+        loss = None if closure is None else self._closure_loss(closure)
         for group in self.param_groups:
             lr = group["lr"]
             if lr.__class__ is not float:
@@ -47,9 +47,8 @@ class SGD(Optimizer):
             if group["momentum"] or group["weight_decay"]:
                 self._general_step(group, lr)
                 continue
-            if group["maximize"]:
-                lr = -lr  # p + lr * g is p - (-lr) * g, bit for bit
-            # the plain update: one scaled copy of the gradient, subtracted in place
+            # the plain update p -= lr * g, as p += (-lr) * g (the same bits); maximize: p += lr * g
+            alpha = lr if group["maximize"] else -lr
             for p in group["params"]:
                 g = p._grad
                 if g is None:
@@ -57,10 +56,10 @@ class SGD(Optimizer):
                 be = p._device.backend
                 gd = g._data
                 if gd.size <= _optimizer._BLOCK:  # _blocks would return it whole: skip the call
-                    be.binary_inplace("sub", p._data, be.mul(gd, lr))
+                    be.axpy(p._data, gd, alpha)
                 else:
                     for pb, gb in _blocks(p._device, p._data, gd):
-                        be.binary_inplace("sub", pb, be.mul(gb, lr))
+                        be.axpy(pb, gb, alpha)
                 vc = p._vc
                 if vc is None:
                     p._vc = [1, 0]

@@ -2,6 +2,7 @@
 import warnings
 
 from .. import functional as F
+from ...ops.loss import mse_loss as _mse_loss
 from .module import Module
 
 
@@ -36,7 +37,7 @@ class _WeightedLoss(_Loss):
 
 class MSELoss(_Loss):
     def forward(self, input, target):
-        return F.mse_loss(input, target, reduction=self.reduction)
+        return _mse_loss(input, target, self.reduction)  # F.mse_loss without its legacy arguments
 
 
 class L1Loss(_Loss):

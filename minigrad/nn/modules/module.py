@@ -4,7 +4,7 @@ from collections.abc import Mapping
 import itertools
 import warnings
 
-from ...autograd.function import MODULE_SCOPE
+from ...autograd.function import _SCOPE_CELL, scope_cell
 from ...autograd.grad_mode import no_grad
 from ...devices import canonical
 from ... import dtypes as _dt
@@ -12,7 +12,7 @@ from ...tensor import Tensor, to_args
 from ..._typename import typename as _typename
 from ..parameter import Buffer, Parameter
 
-_scope_get, _scope_set, _scope_reset = MODULE_SCOPE.get, MODULE_SCOPE.set, MODULE_SCOPE.reset
+_cell_get = _SCOPE_CELL.get
 
 _EXTRA_STATE_KEY_SUFFIX = "_extra_state"
 
@@ -146,13 +146,17 @@ class Module:
 
     # ---- calling ------------------------------------------------------------------
     def __call__(self, *args, **kwargs):
-        token = _scope_set((self, _scope_get()))
+        cell = _cell_get(None)
+        if cell is None:
+            cell = scope_cell()
+        outer = cell[0]
+        cell[0] = (self, outer)  # nodes recorded in forward note the modules running
         try:
             if self._forward_hooks or self._forward_pre_hooks:
                 return self._call_with_hooks(args, kwargs)
             return self.forward(*args, **kwargs)
         finally:
-            _scope_reset(token)
+            cell[0] = outer
 
     def _call_with_hooks(self, args, kwargs):
         """torch's _call_impl with forward hooks: pre-hooks may replace the arguments, hooks the
