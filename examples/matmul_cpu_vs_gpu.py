@@ -46,7 +46,7 @@ if torch.cuda.is_available():
     torch.cuda.synchronize()  # wait until the queued kernels have finished
     gpu_ms = start_event.elapsed_time(end_event) / repeat
     print("GPU ({}): torch.mm: {:.3f} ms".format(torch.cuda.get_device_name(0), gpu_ms))
-    print("Speed-up of the GPU over the CPU: {:.1f}x".format(cpu_ms / gpu_ms))
+    print("Speed-up of the GPU over the CPU: {:.3g}x".format(cpu_ms / gpu_ms))
 
     # same numbers on both devices, up to float32 rounding in a different summation order
     diff = (c_gpu.cpu() - c).abs().max().item()

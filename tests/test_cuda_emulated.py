@@ -55,13 +55,18 @@ def _summary_counts(text):
     return {k: int(v) for v, k in re.findall(r"(\d+) (passed|failed|errors?|xfailed|xpassed|skipped)", line)}
 
 
-@pytest.mark.skipif(EMULATED, reason="the driver; inside the emulated run it would start itself again")
-def test_cuda_cases_pass_against_the_emulated_kernel_abi(tmp_path):
-    report = tmp_path / "emulation_report.json"
-    env = dict(os.environ, MINIGRAD_EMULATED_CUDA="1", MINIGRAD_EMULATED_CUDA_REPORT=str(report),
+def _emulated_env(**extra):
+    env = dict(os.environ, MINIGRAD_EMULATED_CUDA="1", **extra,
                PYTHONPATH=os.pathsep.join([str(TESTS), str(ROOT)] + [p for p in [os.environ.get("PYTHONPATH")] if p]))
     if COMPILED_KERNELS:
         env["MINIGRAD_EMULATED_CUDA_KERNELS"] = "compiled"
+    return env
+
+
+@pytest.mark.skipif(EMULATED, reason="the driver; inside the emulated run it would start itself again")
+def test_cuda_cases_pass_against_the_emulated_kernel_abi(tmp_path):
+    report = tmp_path / "emulation_report.json"
+    env = _emulated_env(MINIGRAD_EMULATED_CUDA_REPORT=str(report))
     cmd = [sys.executable, "-m", "pytest", "-q", "-x", "-p", "no:cacheprovider", "-p", "cuda_emulation",
            *(f"tests/{f}" for f in SUITE), "-k", "cuda"]
     proc = subprocess.run(cmd, cwd=ROOT, env=env, capture_output=True, text=True, timeout=900)
@@ -90,6 +95,21 @@ def test_cuda_cases_pass_against_the_emulated_kernel_abi(tmp_path):
 
 
 _FAULT_EXPECTED = ("test_emulation_catches_",)
+
+
+@pytest.mark.skipif(EMULATED, reason="a driver; inside the emulated run it would start itself again")
+def test_examples_take_their_cuda_path_on_the_emulated_gpu():
+    # tests/test_examples.py with a CUDA device present: every example program (the seed
+    # programs as written: device selection, .to(device), x.cuda(0), DataParallel's one-device
+    # path, CUDA events, the MNIST training to >= 90%) runs on `cuda`, through the emulated
+    # CuPy and, where they can be built, the compiled kernels
+    cmd = [sys.executable, "-m", "pytest", "-q", "-x", "-p", "no:cacheprovider", "-p", "cuda_emulation",
+           "tests/test_examples.py", "-k", "not pytorch_programs"]
+    proc = subprocess.run(cmd, cwd=ROOT, env=_emulated_env(), capture_output=True, text=True, timeout=900)
+    out = proc.stdout + proc.stderr
+    assert proc.returncode == 0, "an example failed on the emulated GPU:\n" + out[-8000:]
+    counts = _summary_counts(out)
+    assert counts.get("passed", 0) >= 9 and not counts.get("skipped"), counts
 
 # ---- launcher tests: only inside the emulated run ------------------------------------------------
 
@@ -552,7 +572,9 @@ def test_every_kernel_the_table_lists_is_in_the_documented_abi(emu):
 if not EMULATED:
     # outside the emulated run these tests cannot run (no fake cupy): one skipped placeholder
     # rather than a skip per case
-    for _name in [n for n in globals() if n.startswith("test_") and n != "test_cuda_cases_pass_against_the_emulated_kernel_abi"]:
+    _DRIVERS = ("test_cuda_cases_pass_against_the_emulated_kernel_abi",
+                "test_examples_take_their_cuda_path_on_the_emulated_gpu")
+    for _name in [n for n in globals() if n.startswith("test_") and n not in _DRIVERS]:
         del globals()[_name]
 
     @needs_emulation

@@ -23,10 +23,18 @@ HAS_CUDA = minigrad.cuda.is_available()
 SVG = "{http://www.w3.org/2000/svg}"
 
 
+# Inside the emulated CUDA run (test_cuda_emulated.py's example driver) each example starts with
+# the emulated CuPy installed too, so its `cuda` path runs: minigrad.cuda.is_available() is
+# True there, as in this process.
+EMULATED = os.environ.get("MINIGRAD_EMULATED_CUDA") == "1"
+
+
 def run_example(name, *args, cwd):
     env = dict(os.environ)
     env["PYTHONPATH"] = os.pathsep.join(p for p in (str(ROOT), env.get("PYTHONPATH")) if p)
-    proc = subprocess.run([sys.executable, str(EXAMPLES / name), *map(str, args)], cwd=cwd, env=env,
+    env.pop("MINIGRAD_EMULATED_CUDA_REPORT", None)  # the report is this process's
+    start = [str(ROOT / "tests" / "emulated_run.py")] if EMULATED else []
+    proc = subprocess.run([sys.executable, *start, str(EXAMPLES / name), *map(str, args)], cwd=cwd, env=env,
                           capture_output=True, timeout=300)
     # decoded by hand: text mode would turn the progress bar's '\r' into '\n'
     proc.stdout, proc.stderr = proc.stdout.decode(), proc.stderr.decode()
@@ -122,6 +130,7 @@ def test_mnist_mlp_default_run(tmp_path):
     accuracy = floats_after("Held-out accuracy:", out)[0]
     assert accuracy >= 0.90, out
     assert "4000 training and 1000 held-out images" in out
+    assert f"Training on {'cuda' if HAS_CUDA else 'cpu'}" in out
     assert len(floats_after("mean loss:", out)) == 5
 
     # the progress bar: redrawn in place on stderr, every epoch to its last batch (4000 / 64)
