@@ -5,6 +5,7 @@ expectation was also checked against torch 2.13.
 """
 import gc
 import sys
+import threading
 import warnings
 import weakref
 
@@ -237,6 +238,43 @@ def test_set_grad_enabled_as_function():
     finally:
         minigrad.set_grad_enabled(True)
     assert minigrad.is_grad_enabled()
+
+
+def test_grad_mode_is_per_thread():
+    # as in torch: a no_grad() in one thread (an evaluation, say) leaves another thread recording
+    x = minigrad.ones(3, requires_grad=True)
+    inside, release = threading.Event(), threading.Event()
+    seen = {}
+
+    def evaluate():
+        with minigrad.no_grad():
+            seen["evaluating"] = (x * 2).requires_grad
+            inside.set()
+            release.wait(10)
+        seen["after"] = minigrad.is_grad_enabled()
+
+    t = threading.Thread(target=evaluate)
+    t.start()
+    assert inside.wait(10)
+    try:
+        assert minigrad.is_grad_enabled()
+        y = (x * 3).sum()
+        assert y.requires_grad
+        y.backward()
+        assert x.grad.tolist() == [3.0, 3.0, 3.0]
+    finally:
+        release.set()
+        t.join()
+    assert seen == {"evaluating": False, "after": True}
+    if getattr(sys.flags, "thread_inherit_context", 0):
+        return  # Python 3.14+ can start threads in a copy of the caller's context (and mode)
+    # a new thread starts with grad mode on, even when started inside no_grad()
+    with minigrad.no_grad():
+        t = threading.Thread(target=lambda: seen.update(new=minigrad.is_grad_enabled()))
+        t.start()
+        t.join()
+        assert not minigrad.is_grad_enabled()
+    assert seen["new"] is True and minigrad.is_grad_enabled()
 
 
 def test_grad_modes_as_decorators():

@@ -18,7 +18,7 @@ Gradients waiting for a node are kept as the gradient itself for one-output node
 from heapq import heappush, heappop
 
 from .function import AccumulateGrad, accumulator
-from .grad_mode import _GradState
+from .grad_mode import _grad_enabled, _set_grad_enabled
 
 _make = None  # minigrad.tensor._make, bound by minigrad.tensor (which imports this package)
 
@@ -68,7 +68,8 @@ def run_backward(outputs, grads, retain_graph, create_graph, inputs=None, allow_
                 needed.add(node)
         results = [None] * len(inputs)
 
-    prev, _GradState.enabled = _GradState.enabled, create_graph
+    prev = _grad_enabled()
+    _set_grad_enabled(create_graph)
     try:
         while heap:
             node = heappop(heap)[1]
@@ -120,7 +121,7 @@ def run_backward(outputs, grads, retain_graph, create_graph, inputs=None, allow_
         else:
             _accumulate_leaves(leaves, grads, raw, create_graph)
     finally:
-        _GradState.enabled = prev
+        _set_grad_enabled(prev)
 
     if capture is not None:
         if not allow_unused and any(r is None for r in results):

@@ -11,7 +11,7 @@ import weakref
 
 _new = object.__new__
 
-from .grad_mode import _GradState
+from .grad_mode import _grad_enabled, _set_grad_enabled
 
 
 class Node:
@@ -239,7 +239,7 @@ class Function:
 
     @classmethod
     def apply(cls, *args):
-        if _GradState.enabled:
+        if _grad_enabled():
             needs = tuple([isinstance(a, Tensor) and a._requires_grad for a in args])
             if True in needs:
                 return _record(cls, args, needs)
@@ -247,24 +247,25 @@ class Function:
             return cls.forward(NO_CTX, *args)
         ctx = cls._backward_cls()
         ctx.needs_input_grad = (False,) * len(args)
-        prev, _GradState.enabled = _GradState.enabled, False
+        prev = _grad_enabled()
+        _set_grad_enabled(False)
         try:
             out = cls.forward(ctx, *args)
         finally:
-            _GradState.enabled = prev
+            _set_grad_enabled(prev)
         return _fresh_outputs(out, args)
 
 
 def apply_unary(cls, a):
     """Built-in cls.apply(a) for a Tensor a, without the general argument scan."""
-    if a._requires_grad and _GradState.enabled:
+    if a._requires_grad and _grad_enabled():
         return _record(cls, (a,), _NEEDS_1)
     return cls.forward(NO_CTX, a)
 
 
 def apply_binary(cls, a, b):
     """Built-in cls.apply(a, b) for a Tensor a and a Tensor-or-Python-number b."""
-    if _GradState.enabled:
+    if _grad_enabled():
         nb = b._requires_grad if isinstance(b, Tensor) else False
         if a._requires_grad or nb:
             return _record(cls, (a, b), (a._requires_grad, nb))
@@ -273,7 +274,7 @@ def apply_binary(cls, a, b):
 
 def apply_first(cls, a, *params):
     """Built-in cls.apply(a, *params) where only a is a Tensor (shape ops, reductions, ...)."""
-    if a._requires_grad and _GradState.enabled:
+    if a._requires_grad and _grad_enabled():
         return _record(cls, (a,) + params, (True,) + (False,) * len(params))
     return cls.forward(NO_CTX, a, *params)
 
@@ -304,11 +305,12 @@ def _record(cls, args, needs):
     if builtin:
         out = cls.forward(ctx, *args)  # built-in forwards compute on arrays: nothing to record
     else:
-        prev, _GradState.enabled = _GradState.enabled, False
+        prev = _grad_enabled()
+        _set_grad_enabled(False)
         try:
             out = _fresh_outputs(cls.forward(ctx, *args), args)
         finally:
-            _GradState.enabled = prev
+            _set_grad_enabled(prev)
     edges = []
     for a, n in zip(args, needs):
         if n:

@@ -1,14 +1,18 @@
-"""Whether operations are recorded for backward: no_grad, enable_grad, set_grad_enabled."""
+"""Whether operations are recorded for backward: no_grad, enable_grad, set_grad_enabled.
+
+Per thread, as in torch: a no_grad() in one thread leaves the others recording, and a new
+thread starts with grad mode on. The mode is a context variable, which is per thread (new
+threads start from an empty context) and is read on every op at the cost of one C call."""
+import contextvars
 import functools
 
-
-class _GradState:
-    # a plain class attribute: read on every op, so kept as cheap as possible
-    enabled = True
+_GRAD_MODE = contextvars.ContextVar("minigrad_grad_enabled", default=True)
+_grad_enabled = _GRAD_MODE.get
+_set_grad_enabled = _GRAD_MODE.set
 
 
 def is_grad_enabled():
-    return _GradState.enabled
+    return _grad_enabled()
 
 
 class _GradModeContext:
@@ -22,11 +26,11 @@ class _GradModeContext:
         return super().__new__(cls)
 
     def __enter__(self):
-        self._prev = _GradState.enabled
-        _GradState.enabled = self._mode
+        self._prev = _grad_enabled()
+        _set_grad_enabled(self._mode)
 
     def __exit__(self, *exc):
-        _GradState.enabled = self._prev
+        _set_grad_enabled(self._prev)
         return False
 
     def __call__(self, fn):
@@ -50,14 +54,14 @@ class set_grad_enabled(_GradModeContext):
 
     def __init__(self, mode):
         self._mode = bool(mode)
-        self._prev = _GradState.enabled
-        _GradState.enabled = self._mode
+        self._prev = _grad_enabled()
+        _set_grad_enabled(self._mode)
 
     def __enter__(self):
         pass
 
     def __call__(self, fn):
-        _GradState.enabled = self._prev  # used as a decorator: undo the eager set
+        _set_grad_enabled(self._prev)  # used as a decorator: undo the eager set
         mode = self._mode
 
         @functools.wraps(fn)

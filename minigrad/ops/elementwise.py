@@ -2,7 +2,7 @@
 from numbers import Number
 
 from ..autograd.function import Function, NO_CTX, apply_binary, apply_unary, _record
-from ..autograd.grad_mode import _GradState
+from ..autograd.grad_mode import _grad_enabled
 from ..dtypes import result_type, get_default_dtype, int64
 from ..tensor import Tensor, _make
 from .broadcast import broadcast_shape, sum_to, sum_to_array
@@ -88,13 +88,13 @@ def binary_method(cls, floating=False):
         if isinstance(other, Tensor):
             if self._device is other._device and self._data.dtype is other._data.dtype and (
                     not floating or self._data.dtype.kind == "f"):
-                if _GradState.enabled:
+                if _grad_enabled():
                     ra, rb = self._requires_grad, other._requires_grad
                     if ra or rb:
                         return _record(cls, (self, other), (ra, rb))
                 return forward(NO_CTX, self, other)
         elif (other.__class__ is float or other.__class__ is int) and self._data.dtype.kind == "f":
-            if self._requires_grad and _GradState.enabled:
+            if self._requires_grad and _grad_enabled():
                 return _record(cls, (self, other), _NEEDS_A)
             return forward(NO_CTX, self, other)
         return binary(cls, self, other, floating)
@@ -106,7 +106,7 @@ def unary_method(cls):
     forward = cls.forward
 
     def method(a):
-        if a._requires_grad and _GradState.enabled:
+        if a._requires_grad and _grad_enabled():
             return _record(cls, (a,), _NEEDS_ONE)
         return forward(NO_CTX, a)
     return method

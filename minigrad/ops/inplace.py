@@ -4,12 +4,12 @@ When autograd records the op, the tensor takes the new node as its grad_fn (the 
 its own place in the graph through an alias), and every node that saved the tensor before sees
 the version change and refuses to run backward with the modified value.
 """
-from ..autograd.grad_mode import _GradState
+from ..autograd.grad_mode import _grad_enabled
 from ..tensor import Tensor
 
 
 def _tracked(t, other):
-    return _GradState.enabled and (t._requires_grad or (isinstance(other, Tensor) and other._requires_grad))
+    return _grad_enabled() and (t._requires_grad or (isinstance(other, Tensor) and other._requires_grad))
 
 
 def check_writable(t):
@@ -23,7 +23,7 @@ def check_writable(t):
 
 def inplace(t, compute, other=None):
     check_writable(t)
-    if _GradState.enabled and t._requires_grad and t.grad_fn is None:
+    if _grad_enabled() and t._requires_grad and t.grad_fn is None:
         raise RuntimeError("a leaf Variable that requires grad is being used in an in-place operation.")
     tracked = _tracked(t, other)
     if tracked:

@@ -8,7 +8,7 @@ constants: torch does not differentiate these losses with respect to them either
 import warnings
 
 from ..autograd.function import _record, NO_CTX
-from ..autograd.grad_mode import _GradState
+from ..autograd.grad_mode import _grad_enabled
 from ..dtypes import int64, promote_types
 from ..tensor import Tensor, _make
 from .broadcast import broadcast_shape, sum_to, sum_to_array
@@ -60,7 +60,7 @@ def _dtype_name(t):
 
 
 def _no_weight_grad(fn, name, t):
-    if t is not None and t._requires_grad and _GradState.enabled:
+    if t is not None and t._requires_grad and _grad_enabled():
         raise RuntimeError(f"The function '{fn}' is not differentiable with respect to argument '{name}'. "
                            "This input cannot have requires_grad True.")
 
@@ -217,7 +217,7 @@ def mse_loss(input, target, reduction="mean"):
         input, target = regression_operands(input, target, "mse_loss")
     if reduction != "mean" and reduction != "sum" and reduction != "none":
         reduction = check_reduction(reduction)
-    if _GradState.enabled:
+    if _grad_enabled():
         nx, nt = input._requires_grad, target._requires_grad
         if nx or nt:
             return _record(MseLoss, (input, target, reduction), (nx, nt, False))

@@ -6,7 +6,7 @@ ops (so double backward works) and `backward_raw` on arrays (the hot path withou
 import math
 
 from ..autograd.function import _record, NO_CTX, apply_first
-from ..autograd.grad_mode import _GradState
+from ..autograd.grad_mode import _grad_enabled
 from ..tensor import Tensor, _make
 from .broadcast import sum_to, sum_to_array
 from .elementwise import Builtin, device_error, where
@@ -171,7 +171,7 @@ def linear(input, weight, bias=None):
         cls = _LinearView if len(bias._data.shape) == 1 else _LinearAdd
     else:
         cls = _LinearSqueeze if nd == 1 else _LinearUnsafeView
-    if _GradState.enabled:
+    if _grad_enabled():
         nx, nw = input._requires_grad, weight._requires_grad
         nb = bias._requires_grad if bias is not None else False
         if nx or nw or nb:
