@@ -28,6 +28,7 @@ import json
 import math
 import os
 import sys
+import threading
 import time
 import types
 import warnings
@@ -62,7 +63,7 @@ def _write_report():
 
 atexit.register(_write_report)
 
-N_DEVICES = 1
+N_DEVICES = int(os.environ.get("MINIGRAD_EMULATED_CUDA_DEVICES", "1"))  # 2: DataParallel's GPU path
 SM_COUNT = int(os.environ.get("MINIGRAD_EMULATED_SMS", "2"))  # small, so batched GEMMs take the big path
 
 # ---- device memory ----------------------------------------------------------------------------
@@ -74,7 +75,23 @@ _next_addr = [0x7F0000000000]
 _live = {}          # address -> weakref to _Allocation
 _addrs = []         # sorted live addresses
 _used = [0]
-_current_device = [0]
+
+
+class _PerThreadDevice(threading.local):
+    """The current device, per host thread as in CUDA (DataParallel's threads each select
+    their own); indexed as [0]."""
+
+    def __init__(self):
+        self.value = 0
+
+    def __getitem__(self, i):
+        return self.value
+
+    def __setitem__(self, i, v):
+        self.value = v
+
+
+_current_device = _PerThreadDevice()
 
 
 class _Allocation:

@@ -111,6 +111,22 @@ def test_examples_take_their_cuda_path_on_the_emulated_gpu():
     counts = _summary_counts(out)
     assert counts.get("passed", 0) >= 9 and not counts.get("skipped"), counts
 
+@pytest.mark.skipif(EMULATED, reason="a driver; inside the emulated run it would start itself again")
+def test_data_parallel_runs_on_two_emulated_gpus():
+    # seed 000 on a machine with two GPUs: nn.DataParallel(model) scatters each batch over cuda:0
+    # and cuda:1, replicates the model there, runs the replicas in threads (each with its own
+    # current device) and gathers onto cuda:0. The DataParallel tests and the example run with
+    # two emulated GPUs; the emulation faults on any launch that mixes devices.
+    cmd = [sys.executable, "-m", "pytest", "-q", "-rs", "-x", "-p", "no:cacheprovider", "-p", "cuda_emulation",
+           "tests/test_nn.py", "tests/test_examples.py", "-k", "two_cuda_devices or data_parallel"]
+    proc = subprocess.run(cmd, cwd=ROOT, env=_emulated_env(MINIGRAD_EMULATED_CUDA_DEVICES="2"),
+                          capture_output=True, text=True, timeout=900)
+    out = proc.stdout + proc.stderr
+    assert proc.returncode == 0, "DataParallel failed on two emulated GPUs:\n" + out[-8000:]
+    assert "needs two CUDA devices" not in out, out[-3000:]
+    assert _summary_counts(out).get("passed", 0) >= 10, out[-3000:]
+
+
 # ---- launcher tests: only inside the emulated run ------------------------------------------------
 
 needs_emulation = pytest.mark.skipif(not EMULATED, reason="runs inside the emulated CUDA run "
@@ -490,11 +506,13 @@ def test_inplace_with_overlapping_source(be):
 @needs_emulation
 def test_cuda_module_api(be):
     import minigrad
-    assert minigrad.cuda.is_available() and minigrad.cuda.device_count() == 1
+    import cuda_emulation
+    n = cuda_emulation.N_DEVICES
+    assert minigrad.cuda.is_available() and minigrad.cuda.device_count() == n
     assert minigrad.cuda.current_device() == 0
     assert "Emulated" in minigrad.cuda.get_device_name(0)
     with pytest.raises(RuntimeError, match="invalid device ordinal"):
-        minigrad.ones(2, device="cuda:1")
+        minigrad.ones(2, device=f"cuda:{n}")
     start, end = minigrad.cuda.Event(enable_timing=True), minigrad.cuda.Event(enable_timing=True)
     start.record()
     x = minigrad.ones(256, 256, device="cuda") @ minigrad.ones(256, 256, device="cuda")
@@ -573,7 +591,8 @@ if not EMULATED:
     # outside the emulated run these tests cannot run (no fake cupy): one skipped placeholder
     # rather than a skip per case
     _DRIVERS = ("test_cuda_cases_pass_against_the_emulated_kernel_abi",
-                "test_examples_take_their_cuda_path_on_the_emulated_gpu")
+                "test_examples_take_their_cuda_path_on_the_emulated_gpu",
+                "test_data_parallel_runs_on_two_emulated_gpus")
     for _name in [n for n in globals() if n.startswith("test_") and n not in _DRIVERS]:
         del globals()[_name]
 

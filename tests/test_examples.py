@@ -76,6 +76,9 @@ def test_mlp_data_parallel_cpu_replicas_match_the_plain_model(tmp_path):
         a, b = floats_after("Loss:", plain), floats_after("Loss:", replicas)
         assert len(a) == len(b) == 10
         assert np.allclose(a, b, atol=2e-3)
+    if minigrad.cuda.device_count() > 1:   # the tutorial's own multi-GPU path
+        ids = ", ".join(str(i) for i in range(minigrad.cuda.device_count()))
+        assert f"DataParallel over {ids}" in plain
     losses = floats_after("Loss:", replicas)
     assert losses[-1] < losses[0] - 0.1
     assert floats_after("Final loss:", replicas)[0] < losses[0]

@@ -452,6 +452,34 @@ def test_data_parallel_replicas_match_unwrapped_module(device):
     assert all(isinstance(p, nn.Parameter) for p in m.parameters())
 
 
+def test_data_parallel_over_two_cuda_devices():
+    # seed 000's multi-GPU path: nn.DataParallel(model) with every GPU. Runs where there are two
+    # (test_cuda_emulated.py runs it on two emulated GPUs, with the compiled kernels).
+    if minigrad.cuda.device_count() < 2:
+        pytest.skip("needs two CUDA devices")
+    m, twin = _dp_pair()
+    m.to("cuda")
+    twin.to("cuda")
+    dp = nn.DataParallel(m)
+    assert dp.device_ids == list(range(minigrad.cuda.device_count())) and dp.output_device == 0
+    x = minigrad.randn(10, 8).to("cuda")
+    target = minigrad.randint(0, 3, (10,)).to("cuda")
+    out, ref = dp(x), twin(x)
+    assert out.device == minigrad.device("cuda:0")
+    np.testing.assert_allclose(out.detach().cpu().numpy(), ref.detach().cpu().numpy(), rtol=1e-6, atol=1e-6)
+    F.cross_entropy(out, target).backward()
+    F.cross_entropy(ref, target).backward()
+    for (n, p), (_, q) in zip(m.named_parameters(), twin.named_parameters()):
+        assert p.device == minigrad.device("cuda:0"), n
+        np.testing.assert_allclose(p.grad.cpu().numpy(), q.grad.cpu().numpy(), rtol=1e-5, atol=1e-6)
+    # gathered onto another output device
+    assert nn.DataParallel(m, output_device=1)(x).device == minigrad.device("cuda:1")
+    # the module must live on device_ids[0], as torch says
+    with pytest.raises(RuntimeError, match=r"module must have its parameters and buffers on device cuda:1 "
+                                           r"\(device_ids\[0\]\) but found one of them on device: cuda:0"):
+        nn.DataParallel(m, device_ids=[1, 0])(x)
+
+
 def test_data_parallel_trains_like_unwrapped_with_sgd():
     m, twin = _dp_pair()
     dp = nn.DataParallel(m, device_ids=["cpu", "cpu", "cpu"])
@@ -1182,6 +1210,12 @@ def test_data_parallel_default_devices_then_to_device(device):
         assert dp.device_ids == []
     dp.to(device)
     x = minigrad.randn(6, 8).to(device)
+    if device == "cpu" and minigrad.cuda.device_count() > 1:
+        # as in torch: with several GPUs the module must be on device_ids[0] to run
+        with pytest.raises(RuntimeError, match=r"module must have its parameters and buffers on device "
+                                               r"cuda:0 \(device_ids\[0\]\) but found one of them on device: cpu"):
+            dp(x)
+        return
     out = dp(x)
     np.testing.assert_allclose(out.detach().cpu().numpy(), twin(x.cpu()).detach().numpy(), rtol=1e-5, atol=1e-6)
 
