@@ -1,5 +1,5 @@
-// minigrad elementwise kernels: unary and binary math, comparisons, logic, where, clip, fill,
-// and the activation backward helpers.
+// minigrad elementwise kernels: unary and binary math, rounding, comparisons, logic, where,
+// clip, fill, and the activation backward helpers.
 //
 // ABI (every entry point is extern "C"; T is the C type of the suffix: f32 float, f64 double,
 // i64 long long, i32 int, b8 bool; element counts and strides are long long):
@@ -81,6 +81,10 @@ MATH_FN(m_sin, sinf, sin)
 MATH_FN(m_cos, cosf, cos)
 MATH_FN(m_tanh, tanhf, tanh)
 MATH_FN(m_fabs, fabsf, fabs)
+MATH_FN(m_floor, floorf, floor)
+MATH_FN(m_ceil, ceilf, ceil)
+MATH_FN(m_trunc, truncf, trunc)
+MATH_FN(m_rint, rintf, rint)   // round half to even, as torch.round
 
 template <class T> struct UnsignedOf;
 template <> struct UnsignedOf<int> { typedef unsigned int type; };
@@ -149,6 +153,10 @@ UNARY_OP(Tanh, UNROLL_MATH, m_tanh(x))
 UNARY_OP(Sigmoid, UNROLL_MATH, m_sigmoid(x))
 UNARY_OP(Relu, UNROLL_CHEAP, x < T(0) ? T(0) : x)           // NaN and -0.0 pass through, as torch
 UNARY_OP(Sign, UNROLL_CHEAP, T((T(0) < x) - (x < T(0))))    // 0 for +-0 and NaN, as torch
+UNARY_OP(Floor, UNROLL_CHEAP, m_floor(x))
+UNARY_OP(Ceil, UNROLL_CHEAP, m_ceil(x))
+UNARY_OP(Trunc, UNROLL_CHEAP, m_trunc(x))
+UNARY_OP(Round, UNROLL_CHEAP, m_rint(x))
 UNARY_OP(Not, UNROLL_CHEAP, !x)
 
 BINARY_OP(Add, UNROLL_CHEAP, a + b)
@@ -428,6 +436,10 @@ __device__ __forceinline__ void where_strided(const bool* c, const T* a, const T
     UNARY_ALL(sigmoid, Sigmoid, sfx, T)                                        \
     UNARY_ALL(relu, Relu, sfx, T)                                              \
     UNARY_ALL(sign, Sign, sfx, T)                                              \
+    UNARY_ALL(floor, Floor, sfx, T)                                            \
+    UNARY_ALL(ceil, Ceil, sfx, T)                                              \
+    UNARY_ALL(trunc, Trunc, sfx, T)                                            \
+    UNARY_ALL(round, Round, sfx, T)                                            \
     BINARY_ALL(add, Add, sfx, T)                                               \
     BINARY_ALL(sub, Sub, sfx, T)                                               \
     BINARY_ALL(mul, Mul, sfx, T)                                               \

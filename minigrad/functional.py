@@ -43,6 +43,12 @@ def _unary(name):
 neg, abs, exp, log, sqrt = _unary("neg"), _unary("abs"), _unary("exp"), _unary("log"), _unary("sqrt")
 sin, cos, tanh, sigmoid, relu = _unary("sin"), _unary("cos"), _unary("tanh"), _unary("sigmoid"), _unary("relu")
 square = _unary("square")
+floor, ceil, trunc, fix, frac = _unary("floor"), _unary("ceil"), _unary("trunc"), _unary("fix"), _unary("frac")
+sign = _unary("sign")
+
+
+def round(input, *, decimals=0):
+    return _t(input, "round").round(decimals=decimals)
 
 
 def clamp(input, min=None, max=None):

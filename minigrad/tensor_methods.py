@@ -86,6 +86,12 @@ Tensor.tanh = lambda self: ew.unary_float(ew.Tanh, self)
 Tensor.sigmoid = lambda self: ew.unary_float(ew.Sigmoid, self)
 Tensor.relu = ew.unary_method(ew.Relu)
 Tensor.sign = lambda self: ew.Sign.apply(self)
+Tensor.floor = ew.unary_method(ew.Floor)
+Tensor.ceil = ew.unary_method(ew.Ceil)
+Tensor.trunc = ew.unary_method(ew.Trunc)
+Tensor.fix = Tensor.trunc
+Tensor.round = lambda self, *, decimals=0: ew.round_op(self, decimals)
+Tensor.frac = ew.unary_method(ew.Frac)
 Tensor.square = lambda self: self * self
 Tensor.clamp = lambda self, min=None, max=None: ew.clamp(self, min, max)
 Tensor.where = lambda self, condition, other: ew.where(condition, self, other)

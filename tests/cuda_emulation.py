@@ -877,6 +877,7 @@ def _sign(x):
 UNARY = {"neg": np.negative, "abs": np.abs, "exp": np.exp, "log": np.log, "sqrt": np.sqrt,
          "sin": np.sin, "cos": np.cos, "tanh": np.tanh, "sigmoid": _sigmoid,
          "relu": lambda x: np.where(x < 0, np.zeros((), x.dtype), x), "sign": _sign,
+         "floor": np.floor, "ceil": np.ceil, "trunc": np.trunc, "round": np.rint,
          "not": np.logical_not}
 BINARY = {"add": np.add, "sub": np.subtract, "mul": np.multiply, "div": np.divide, "pow": _pow,
           "maximum": lambda a, b: np.where(b != b, b, np.where(a < b, b, a)),
@@ -970,8 +971,8 @@ def _fill(L, y, value, n):
 def _register_elementwise():
     f = "elementwise.cu"
     floats, ints = ("f32", "f64"), ("i64", "i32")
-    unary = {t: ("neg", "abs", "exp", "log", "sqrt", "sin", "cos", "tanh", "sigmoid", "relu", "sign")
-             for t in floats}
+    unary = {t: ("neg", "abs", "exp", "log", "sqrt", "sin", "cos", "tanh", "sigmoid", "relu", "sign",
+                 "floor", "ceil", "trunc", "round") for t in floats}
     unary.update({t: ("neg", "abs", "relu", "sign") for t in ints})
     for t, ops in unary.items():
         for op in ops:

@@ -175,6 +175,30 @@ rows("relu", lambda t, x: x.relu(), lambda x: np.maximum(x, 0), *UNARY_SHAPES, a
      dtypes=FLOAT_INT, smooth=False)
 rows("relu_fn", lambda t, x: t.relu(x), lambda x: np.maximum(x, 0), [(2, 3)], avoid=(0,),
      smooth=False)
+rows("sign", lambda t, x: x.sign(), np.sign, *UNARY_SHAPES, avoid=(0,), dtypes=FLOAT_INT, smooth=False)
+rows("sign_fn", lambda t, x: t.sign(x), np.sign, [(2, 3)], avoid=(0,), smooth=False)
+# rounding: piecewise constant (zero gradient) away from the jumps the values avoid
+_INTEGERS, _HALVES = (-2, -1, 0, 1, 2), (-1.5, -0.5, 0.5, 1.5)
+
+
+def _rint(x):  # integers stay integers, as in torch
+    return x.copy() if x.dtype.kind in "iu" else np.rint(x)
+
+
+rows("floor", lambda t, x: x.floor(), np.floor, *UNARY_SHAPES, avoid=_INTEGERS, dtypes=FLOAT_INT, smooth=False)
+rows("floor_fn", lambda t, x: t.floor(x), np.floor, [(2, 3)], avoid=_INTEGERS, smooth=False)
+rows("ceil", lambda t, x: x.ceil(), np.ceil, *UNARY_SHAPES, avoid=_INTEGERS, dtypes=FLOAT_INT, smooth=False)
+rows("ceil_fn", lambda t, x: t.ceil(x), np.ceil, [(2, 3)], avoid=_INTEGERS, smooth=False)
+rows("trunc", lambda t, x: x.trunc(), np.trunc, *UNARY_SHAPES, avoid=_INTEGERS, dtypes=FLOAT_INT, smooth=False)
+rows("fix_fn", lambda t, x: t.fix(x), np.trunc, [(2, 3)], avoid=_INTEGERS, smooth=False)
+rows("round", lambda t, x: x.round(), _rint, *UNARY_SHAPES, avoid=_HALVES, dtypes=FLOAT_INT, smooth=False)
+rows("round_fn", lambda t, x: t.round(x), _rint, [(2, 3)], avoid=_HALVES, smooth=False)
+rows("round_decimals", lambda t, x: t.round(x, decimals=1), lambda x: np.rint(x * 10) / 10, [(3, 4)], [()],
+     smooth=False)
+rows("round_negative_decimals", lambda t, x: (x * 100).round(decimals=-1), lambda x: np.rint(x * 10) * 10,
+     [(3, 4)], smooth=False)
+rows("frac", lambda t, x: x.frac(), lambda x: x - np.trunc(x), *UNARY_SHAPES, avoid=_INTEGERS)
+rows("frac_fn", lambda t, x: t.frac(x), lambda x: x - np.trunc(x), [(2, 3)], avoid=_INTEGERS)
 rows("clamp", lambda t, x: x.clamp(-0.5, 0.5), lambda x: np.clip(x, -0.5, 0.5), *UNARY_SHAPES,
      avoid=(-0.5, 0.5), smooth=False)
 rows("clamp_int", lambda t, x: x.clamp(-2, 3), lambda x: np.clip(x, -2, 3), [(3, 4)],

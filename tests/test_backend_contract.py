@@ -587,6 +587,11 @@ TABLE = {
     + [out(arr([-1000.0, -100.0, 0.0, 100.0, 1000.0], d), ref=sigmoid_ref) for d in (F32, F64)],
     "relu": unary_rows(lambda a: np.maximum(a, 0), with_ints=True),
     "sign": unary_rows(np.sign, with_ints=True, special=[([-2.0, 0.0, 3.0], F32, [-1.0, 0.0, 1.0])]),
+    "floor": unary_rows(np.floor, special=[([-1.5, -0.0, 2.0, np.inf, np.nan], F32, [-2.0, -0.0, 2.0, np.inf, np.nan])]),
+    "ceil": unary_rows(np.ceil, special=[([-1.5, -0.5, 2.0, -np.inf], F64, [-1.0, -0.0, 2.0, -np.inf])]),
+    "trunc": unary_rows(np.trunc, special=[([-1.7, 1.7, -0.2], F32, [-1.0, 1.0, -0.0])]),
+    "round": unary_rows(np.rint, special=[([-2.5, -1.5, -0.5, 0.5, 1.5, 2.5, 2.6], F32,
+                                           [-2.0, -2.0, -0.0, 0.0, 2.0, 2.0, 3.0])]),  # half to even
 
     # elementwise, binary
     "add": arith_rows(np.add),

@@ -130,6 +130,22 @@ def _axis_program(torch):
             torch.cat((X, X), axis=1), torch.stack([X, X], axis=2)]
 
 
+def test_binary_classifier_accuracy_with_round(device):
+    # the binary-classification tutorials' accuracy: round(sigmoid(logits)) against 0/1 labels
+    def program(torch, device):
+        logits = torch.tensor([[-2.0], [0.1], [1.5], [-0.2], [0.0]], device=device, requires_grad=True)
+        labels = torch.tensor([[0.0], [1.0], [0.0], [0.0], [1.0]], device=device)
+        y_pred = torch.round(torch.sigmoid(logits))
+        acc = (y_pred == labels).sum().float() / labels.shape[0]
+        loss = torch.nn.functional.binary_cross_entropy_with_logits(logits, labels)
+        loss.backward()
+        return y_pred.flatten().cpu(), acc.item(), logits.grad.flatten().cpu(), y_pred.requires_grad
+    mine, theirs = run_both(program, device)
+    assert mine[0].tolist() == [0.0, 1.0, 1.0, 0.0, 0.0] and mine[1] == pytest.approx(0.6)
+    assert mine[3] is True  # rounding keeps the graph (its gradient is zero)
+    same(mine, theirs)
+
+
 def test_reductions_take_numpy_axis_and_keepdims():
     mine, theirs = run_both(_axis_program)
     same(mine, theirs)

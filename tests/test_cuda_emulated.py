@@ -196,7 +196,8 @@ def _same(got, expected, be):
 
 
 LAYOUTS = ["contig", "T", "step", "flip", "bcast"]
-FLOAT_UNARY = ["neg", "abs", "exp", "log", "sqrt", "sin", "cos", "tanh", "sigmoid", "relu", "sign"]
+FLOAT_UNARY = ["neg", "abs", "exp", "log", "sqrt", "sin", "cos", "tanh", "sigmoid", "relu", "sign",
+               "floor", "ceil", "trunc", "round"]
 INT_UNARY = ["neg", "abs", "relu", "sign"]
 
 

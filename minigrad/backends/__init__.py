@@ -11,6 +11,8 @@ PRIMITIVES = (
     "rand", "randn", "randint", "seed", "astype", "copy",
     # elementwise, unary
     "neg", "abs", "exp", "log", "sqrt", "sin", "cos", "tanh", "sigmoid", "relu", "sign",
+    # rounding to integral values, of float arrays (round: half to even)
+    "floor", "ceil", "trunc", "round",
     # elementwise, binary (second operand an array or a Python scalar)
     "add", "iadd", "binary_inplace", "axpy", "sub", "mul", "div", "pow", "maximum", "minimum",
     "eq", "ne", "lt", "le", "gt", "ge", "where", "clip",

@@ -246,6 +246,18 @@ class CudaBackend:
     def sign(self, a):
         return self._unary("sign", a)
 
+    def floor(self, a):
+        return self._unary("floor", a)
+
+    def ceil(self, a):
+        return self._unary("ceil", a)
+
+    def trunc(self, a):
+        return self._unary("trunc", a)
+
+    def round(self, a):
+        return self._unary("round", a)
+
     def _backward_helper(self, op, g, out):
         g, out = self.ascontiguous(g), self.ascontiguous(out)
         dx = self.empty(g.shape, g.dtype)

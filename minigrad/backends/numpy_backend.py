@@ -111,6 +111,12 @@ cos = _returns_array(np.cos)
 tanh = _returns_array(np.tanh)
 
 
+floor = _returns_array(np.floor)
+ceil = _returns_array(np.ceil)
+trunc = _returns_array(np.trunc)
+round = _returns_array(np.rint)  # half to even, as torch.round
+
+
 def sign(a):
     r = np.sign(a)
     if a.dtype.kind == "f":

@@ -362,16 +362,111 @@ class Abs(Builtin):
         return g * a.sign()
 
 
-class Sign(Builtin):
+class _ZeroGrad(Builtin):
+    """An op that is piecewise constant: its gradient is zero (torch: zeros_like(grad), so even
+    a NaN or infinite incoming gradient gives zeros)."""
+
+    @staticmethod
+    def backward(ctx, g):
+        return _make(g._device.backend.zeros(g._data.shape, g._data.dtype), g._device)
+
+    @staticmethod
+    def backward_raw(ctx, be, g):
+        return be.zeros(g.shape, g.dtype)
+
+
+class Sign(_ZeroGrad):
     _node_name = "SignBackward0"
 
     @staticmethod
     def forward(ctx, a):
         return _make(a._device.backend.sign(a._data), a._device)
 
+
+class _Rounding(_ZeroGrad):
+    """floor, ceil, trunc, round: float tensors rounded to integral values; integer tensors are
+    already integral and come back as a copy, as in torch; bool is refused with torch's words."""
+    _prim = None
+
+    @classmethod
+    def forward(cls, ctx, a):
+        be = a._device.backend
+        kind = a._data.dtype.kind
+        if kind == "f":
+            return _make(getattr(be, cls._prim)(a._data), a._device)
+        if kind == "b":
+            raise NotImplementedError(f"\"{cls._prim}_vml_cpu\" not implemented for 'Bool'")
+        return _make(be.copy(a._data), a._device)
+
+
+class Floor(_Rounding):
+    _node_name, _prim = "FloorBackward0", "floor"
+
+
+class Ceil(_Rounding):
+    _node_name, _prim = "CeilBackward0", "ceil"
+
+
+class Trunc(_Rounding):
+    _node_name, _prim = "TruncBackward0", "trunc"
+
+
+class Round(_Rounding):
+    _node_name, _prim = "RoundBackward0", "round"
+
+
+class RoundDecimals(_ZeroGrad):
+    """torch.round(x, decimals=d): rint(x * 10**d) / 10**d, or rint(x / 10**-d) * 10**-d for
+    d < 0, in the tensor's dtype, as torch computes it."""
+    _node_name = "RoundBackward1"
+
+    @staticmethod
+    def forward(ctx, a, decimals):
+        be = a._device.backend
+        if a._data.dtype.kind != "f":
+            raise NotImplementedError(f"\"round_cpu\" not implemented for '{a.dtype._legacy[:-6]}'")
+        scale = 10.0 ** abs(decimals)
+        if decimals >= 0:
+            return _make(be.div(be.round(be.mul(a._data, scale)), scale), a._device)
+        return _make(be.mul(be.round(be.div(a._data, scale)), scale), a._device)
+
     @staticmethod
     def backward(ctx, g):
-        return g * 0.0
+        return _ZeroGrad.backward(ctx, g), None
+
+    @staticmethod
+    def backward_raw(ctx, be, g):
+        return be.zeros(g.shape, g.dtype), None
+
+
+class Frac(Builtin):
+    """x - trunc(x); the gradient passes through unchanged."""
+    _node_name = "FracBackward0"
+
+    @staticmethod
+    def forward(ctx, a):
+        be = a._device.backend
+        if a._data.dtype.kind != "f":
+            raise NotImplementedError(f"\"frac_cpu\" not implemented for '{a.dtype._legacy[:-6]}'")
+        return _make(be.sub(a._data, be.trunc(a._data)), a._device)
+
+    @staticmethod
+    def backward(ctx, g):
+        return g
+
+    @staticmethod
+    def backward_raw(ctx, be, g):
+        return g
+
+
+def round_op(a, decimals=0):
+    """Tensor.round / torch.round, with torch's keyword-only decimals."""
+    if not isinstance(decimals, int) or isinstance(decimals, bool):
+        raise TypeError(f"round() received an invalid combination of arguments - got "
+                        f"(decimals={type(decimals).__name__}), but expected decimals to be an int")
+    if decimals == 0:
+        return apply_unary(Round, a)
+    return RoundDecimals.apply(a, decimals)
 
 
 class _SavesInput(Builtin):
