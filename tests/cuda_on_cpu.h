@@ -166,7 +166,6 @@ struct Fiber {
     void* sp;
     State state;
     uint3 idx;
-    int lin;  // linear thread id: x + y * bx + z * bx * by
 };
 
 static Fiber fibers[MAX_THREADS];
@@ -180,7 +179,6 @@ static void* const* cur_args;
 static unsigned char xchg[MAX_THREADS][16];
 static int xsrc[MAX_THREADS];
 static int xsize[MAX_THREADS];
-static unsigned xmask[MAX_THREADS];
 
 static sigjmp_buf abort_jmp;
 static char errbuf[1024];
@@ -227,7 +225,6 @@ static void* initial_sp(int t) {
 static void suspend(State st) {
     fibers[current].state = st;
     mgemu_switch(&fibers[current].sp, sched_sp);
-    thread_idx = fibers[current].idx;  // the scheduler set it already; kept for clarity
 }
 
 void barrier_block() { suspend(AT_BARRIER); }
@@ -235,10 +232,9 @@ void barrier_block() { suspend(AT_BARRIER); }
 void warp_exchange(const void* value, void* result, int size, int src_lane, int xor_mask,
                    unsigned mask, const char* what) {
     if (mask != 0xffffffffu) trap("a warp shuffle with a partial mask is not emulated");
-    const int me = fibers[current].lin;
+    const int me = current;  // the linear thread id: x + y * bx + z * bx * by
     memcpy(xchg[me], value, size);
     xsize[me] = size;
-    xmask[me] = mask;
     const int lane = src_lane >= 0 ? src_lane : ((me & 31) ^ (xor_mask & 31));
     xsrc[me] = (me & ~31) | lane;
     suspend(AT_WARP);  // resumed once every lane of the warp has written its value
@@ -324,7 +320,6 @@ static void run_block(int schedule) {
     const int bx = block_dim.x, by = block_dim.y;
     for (int t = 0; t < nthreads; ++t) {
         Fiber& f = fibers[t];
-        f.lin = t;
         f.idx = uint3{(unsigned)(t % bx), (unsigned)((t / bx) % by), (unsigned)(t / (bx * by))};
         f.state = READY;
         f.sp = initial_sp(t);

@@ -220,6 +220,13 @@ class Buffer:
             self._lib.mgemu_free(self._base, self._len)
             self._base = 0
 
+    def __enter__(self):  # `with module.alloc(n) as buf:` frees it on the way out
+        return self
+
+    def __exit__(self, *exc):
+        self.free()
+        return False
+
 
 _modules = {}
 

@@ -251,11 +251,9 @@ def test_elementwise_contiguous_scalar_and_backward_forms(n, offset):
     assert (out == -7).all()
     # in place: the output is the first input's memory
     buf, ptr = _upload(mod, a, offset)
-    try:
+    with buf:
         mod.launch("mul_scalar_f32", grid, block, [ptr, F32(3.0), ptr, N])
         np.testing.assert_array_equal(buf.array(F32)[offset:offset + n], a * F32(3))
-    finally:
-        buf.free()
 
 
 def _meta(shape, *stride_sets):
@@ -339,44 +337,31 @@ def test_a_missing_barrier_shows_as_an_order_dependent_result(broken):
 
 
 def test_a_barrier_not_every_thread_reaches_is_a_fault(broken):
-    y = broken.alloc(32 * 4)
-    try:
-        with pytest.raises(KernelFault, match=r"__syncthreads\(\) reached by 16 of 32 threads"):
-            broken.launch("barrier_in_a_branch", (1,), (32,), [y.ptr])
-    finally:
-        y.free()
+    with broken.alloc(32 * 4) as y, \
+            pytest.raises(KernelFault, match=r"__syncthreads\(\) reached by 16 of 32 threads"):
+        broken.launch("barrier_in_a_branch", (1,), (32,), [y.ptr])
 
 
 def test_a_shuffle_with_an_exited_lane_is_a_fault(broken):
-    y = broken.alloc(32 * 4)
-    try:
-        with pytest.raises(KernelFault, match="shuffle with a full mask while 1 have exited"):
-            broken.launch("shuffle_after_a_lane_left", (1,), (32,), [y.ptr])
-    finally:
-        y.free()
+    with broken.alloc(32 * 4) as y, \
+            pytest.raises(KernelFault, match="shuffle with a full mask while 1 have exited"):
+        broken.launch("shuffle_after_a_lane_left", (1,), (32,), [y.ptr])
 
 
 def test_reading_past_an_arguments_end_is_a_fault_with_its_address(broken):
-    x, y = broken.alloc(10 * 4), broken.alloc(4)
-    try:
+    with broken.alloc(10 * 4) as x, broken.alloc(4) as y:
         broken.launch("read_one_past", (1,), (1,), [x.ptr, y.ptr, I64(9)])   # the last element: fine
         with pytest.raises(KernelFault, match="invalid memory access") as info:
             broken.launch("read_one_past", (1,), (1,), [x.ptr, y.ptr, I64(12)])
         assert info.value.address == x.ptr + 48
         # the process survives and the next launch works
         broken.launch("read_one_past", (1,), (1,), [x.ptr, y.ptr, I64(0)])
-    finally:
-        x.free()
-        y.free()
 
 
 def test_a_trap_is_a_fault_naming_the_thread(broken):
-    y = broken.alloc(8 * 4)
-    try:
-        with pytest.raises(KernelFault, match=r"__trap\(\) called \(thread \(3, 0, 0\) of block \(0, 0, 0\)\)"):
-            broken.launch("trap_in_thread_3", (2,), (4,), [y.ptr])
-    finally:
-        y.free()
+    with broken.alloc(8 * 4) as y, \
+            pytest.raises(KernelFault, match=r"__trap\(\) called \(thread \(3, 0, 0\) of block \(0, 0, 0\)\)"):
+        broken.launch("trap_in_thread_3", (2,), (4,), [y.ptr])
 
 
 def test_shuffles_exchange_values_within_each_warp(broken):
