@@ -156,6 +156,35 @@ def test_reprs_match_torch():
     assert repr(Net()).startswith("Net(\n  (fc1): Linear(in_features=6, out_features=5, bias=True)")
 
 
+def test_parameter_and_buffer_name_errors_match_torch():
+    torch = _torch()
+
+    def run(lib):
+        out = []
+
+        class Bare(lib.nn.Module):
+            def __init__(self):  # no super().__init__()
+                pass
+        for kind, value in (("parameter", lambda: lib.nn.Parameter(lib.zeros(1))), ("buffer", lambda: lib.zeros(1))):
+            register = "register_" + kind
+            m = lib.nn.Linear(1, 1)
+            for name in (3, "a.b", "", "weight" if kind == "buffer" else "training"):
+                try:
+                    getattr(m, register)(name, value())
+                except (TypeError, KeyError) as e:
+                    out.append((kind, type(e).__name__, str(e)))
+            try:
+                getattr(Bare(), register)("x", value())
+            except AttributeError as e:
+                out.append((kind, type(e).__name__, str(e)))
+            getattr(m, register)("fine", None)
+            out.append((kind, "fine" in dict(getattr(m, "_" + kind + "s"))))
+        return out
+    mine = run(minigrad)
+    assert len(mine) == 12
+    assert mine == run(torch)
+
+
 # ---- containers -------------------------------------------------------------------------------
 def test_sequential_indexing_slicing_len_append():
     seq = nn.Sequential(nn.Linear(4, 3), nn.ReLU(), nn.Linear(3, 2))

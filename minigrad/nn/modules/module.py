@@ -296,20 +296,27 @@ class Module:
         keys += list(self._parameters) + list(self._buffers) + list(self._modules)
         return sorted(set(k for k in keys if not k[0].isdigit()))
 
-    def register_parameter(self, name, param):
+    def _registry_for(self, kind, name):
+        """The registry of `kind` ("parameter" or "buffer") that may take `name`, after torch's
+        checks on it, in torch's order and words."""
         d = self.__dict__
-        if "_parameters" not in d:
-            raise AttributeError("cannot assign parameter before Module.__init__() call")
+        key = "_parameters" if kind == "parameter" else "_buffers"
+        if key not in d:
+            raise AttributeError(f"cannot assign {kind} before Module.__init__() call")
         if not isinstance(name, str):
-            raise TypeError(f"parameter name should be a string. Got {_typename(name)}")
+            raise TypeError(f"{kind} name should be a string. Got {_typename(name)}")
         if "." in name:
-            raise KeyError('parameter name can\'t contain "."')
+            raise KeyError(f'{kind} name can\'t contain "."')
         if name == "":
-            raise KeyError('parameter name can\'t be empty string ""')
-        if hasattr(self, name) and name not in d["_parameters"]:
+            raise KeyError(f'{kind} name can\'t be empty string ""')
+        if hasattr(self, name) and name not in d[key]:
             raise KeyError(f"attribute '{name}' already exists")
+        return d[key]
+
+    def register_parameter(self, name, param):
+        params = self._registry_for("parameter", name)
         if param is None:
-            d["_parameters"][name] = None
+            params[name] = None
             return
         if not isinstance(param, Parameter):
             raise TypeError(f"cannot assign '{_typename(param)}' object to parameter '{name}' "
@@ -318,28 +325,18 @@ class Module:
             raise ValueError(f"Cannot assign non-leaf Tensor to parameter '{name}'. Model parameters "
                              f"must be created explicitly. To express '{name}' as a function of another "
                              "Tensor, compute the value in the forward() method.")
-        d["_parameters"][name] = param
+        params[name] = param
 
     def register_buffer(self, name, tensor, persistent=True):
-        d = self.__dict__
-        if "_buffers" not in d:
-            raise AttributeError("cannot assign buffer before Module.__init__() call")
-        if not isinstance(name, str):
-            raise TypeError(f"buffer name should be a string. Got {_typename(name)}")
-        if "." in name:
-            raise KeyError('buffer name can\'t contain "."')
-        if name == "":
-            raise KeyError('buffer name can\'t be empty string ""')
-        if hasattr(self, name) and name not in d["_buffers"]:
-            raise KeyError(f"attribute '{name}' already exists")
+        buffers = self._registry_for("buffer", name)
         if tensor is not None and not isinstance(tensor, Tensor):
             raise TypeError(f"cannot assign '{_typename(tensor)}' object to buffer '{name}' "
                             "(torch Tensor or None required)")
-        d["_buffers"][name] = tensor
+        buffers[name] = tensor
         if persistent:
-            d["_non_persistent_buffers_set"].discard(name)
+            self._non_persistent_buffers_set.discard(name)
         else:
-            d["_non_persistent_buffers_set"].add(name)
+            self._non_persistent_buffers_set.add(name)
 
     def add_module(self, name, module):
         d = self.__dict__
