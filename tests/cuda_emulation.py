@@ -1484,15 +1484,83 @@ def _build_modules():
             "cupy.cuda.driver": driver, "cupy.random": rnd, "cupyx": cupyx}
 
 
+# ---- CuPy built-ins for the GPU benchmark -------------------------------------------------------------
+# `python -m minigrad.bench gpu` measures the backend against CuPy's own matmul (cuBLAS), a
+# device-to-device copy and a spin kernel, and checks results with CuPy arithmetic. The backend
+# must not use any of these, so the emulation refuses them unless install(bench_builtins=True)
+# adds them, for the benchmark's emulated run only (tests/test_bench_gpu.py). Their results are
+# NumPy's; the spin kernel sleeps, which the synchronous emulation does before the timed span.
+
+SPIN_KERNEL = "minigrad_bench_spin"
+
+
+def _host(x):
+    return x._np if isinstance(x, ndarray) else x
+
+
+def _bench_binary(fn):
+    def op(self, other):
+        return _from_host(np.asarray(fn(self._np, _host(other))))
+    return op
+
+
+def _bench_unary(fn):
+    def op(self, *args, **kwargs):
+        return _from_host(np.asarray(fn(self._np, *args, **kwargs)))
+    return op
+
+
+class RawKernel:
+    """cupy.RawKernel for the benchmark's spin kernel alone: `kernel(grid, block, (ns,))` sleeps."""
+
+    def __init__(self, code, name, options=(), backend="nvrtc", translate_cucomplex=False,
+                 enable_cooperative_groups=False, jitify=False):
+        if name != SPIN_KERNEL or "%globaltimer" not in code:
+            fault(f"RawKernel: the emulation runs only the GPU benchmark's {SPIN_KERNEL}, not {name!r}")
+        self.name = name
+
+    def __call__(self, grid, block, args, *, shared_mem=0, stream=None):
+        _dims(self.name, "grid", grid, (1, 1, 1))
+        _dims(self.name, "block", block, (1, 1, 1))
+        ns, = args
+        if type(ns) is not np.int64:
+            fault(f"{self.name}: argument 0 is a {type(ns).__name__} where the kernel wants long long")
+        time.sleep(max(int(ns), 0) * 1e-9)
+
+
+def _copy_from_device_async(self, src, size, stream=None):
+    """MemoryPointer.copy_from_device_async: `size` bytes from src's address to this one's."""
+    dst_off, src_off = self.ptr - self.mem.addr, src.ptr - src.mem.addr
+    if dst_off < 0 or src_off < 0 or dst_off + size > self.mem.nbytes or src_off + size > src.mem.nbytes:
+        fault(f"copy_from_device_async: {size} bytes run past an allocation")
+    self.mem.buf[dst_off:dst_off + size] = src.mem.buf[src_off:src_off + size]
+
+
+def _add_bench_builtins(cp):
+    cp.matmul = lambda a, b: _from_host(np.matmul(a._np, b._np))
+    cp.maximum = lambda a, b: _from_host(np.maximum(_host(a), _host(b)))
+    cp.empty_like = lambda a, dtype=None: _new(a.shape, dtype or a.dtype)
+    cp.RawKernel = RawKernel
+    MemoryPointer.copy_from_device_async = _copy_from_device_async
+    for name, fn in (("__add__", np.add), ("__sub__", np.subtract), ("__mul__", np.multiply),
+                     ("__truediv__", np.true_divide)):
+        setattr(ndarray, name, _bench_binary(fn))
+    ndarray.__abs__ = _bench_unary(np.abs)
+    ndarray.max = _bench_unary(np.max)
+
+
 cuda = None   # the fake cupy.cuda, once built (ndarray.device uses it)
 
 
-def install():
-    """Puts the emulated cupy/cupyx in sys.modules and makes minigrad.cuda probe again."""
+def install(bench_builtins=False):
+    """Puts the emulated cupy/cupyx in sys.modules and makes minigrad.cuda probe again; with
+    bench_builtins, also the CuPy built-ins the GPU benchmark uses (see above)."""
     global cuda
     if "minigrad.backends.cuda_backend" in sys.modules:
         raise RuntimeError("install() must run before minigrad's CUDA backend is imported")
     mods = _build_modules()
+    if bench_builtins:
+        _add_bench_builtins(mods["cupy"])
     sys.modules.update(mods)
     cuda = mods["cupy.cuda"]
     mg_cuda = sys.modules.get("minigrad.cuda")

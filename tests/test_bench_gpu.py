@@ -1,5 +1,8 @@
 """The GPU benchmark: its command line, its answer on a machine without a GPU, its timing
-helpers (against a fake GPU clock, so they run anywhere), and a --quick run where a GPU is."""
+helpers (against a fake GPU clock, so they run anywhere), a --quick run on the emulated GPU of
+tests/cuda_emulation.py (every section, table and check, and the exit status when a result is
+wrong), and a --quick run where a real GPU is."""
+import dataclasses
 import os
 import subprocess
 import sys
@@ -216,6 +219,132 @@ def test_spin_kernel_compiles(arch):
     nvrtc.nvrtcGetProgramLog(prog, log)
     nvrtc.nvrtcDestroyProgram(prog)
     assert result == nvrtc.nvrtcResult.NVRTC_SUCCESS, log.decode(errors="replace")
+
+
+# ---- the whole benchmark on the emulated GPU -----------------------------------------------------------------
+# tests/cuda_emulation.py stands in for CuPy and the GPU (NumPy models of the kernels, plus the
+# CuPy built-ins the benchmark measures against), so the benchmark's own code runs from start to
+# end without a GPU: its sections, tables, checks and exit status. The numbers mean nothing.
+TESTS = ROOT / "tests"
+BROKEN_BACKEND = """
+import sys
+import minigrad
+from minigrad.backends import cuda_backend
+from minigrad.bench import gpu
+from minigrad.bench.__main__ import parse_args
+
+class Broken:  # the backend with a GEMM off by 0.1% and an add off by one
+    def __init__(self, be):
+        self.be = be
+    def __getattr__(self, name):
+        return getattr(self.be, name)
+    def matmul(self, a, b):
+        return self.be.matmul(a, b) * 1.001
+    def add(self, a, b):
+        return self.be.add(a, b) + 1
+
+for_device = cuda_backend.for_device
+cuda_backend.for_device = lambda index: Broken(for_device(index))
+sys.exit(gpu.run(parse_args(["gpu", "--quick", "--repeat", "1"])))
+"""
+MLP_WITH_MINIGRAD_AS_REFERENCE = """
+import minigrad
+from minigrad.bench import gpu
+assert gpu.mlp_section(minigrad, minigrad, 2, 1.0)
+"""
+
+
+def emulated(args, tmp_path, timeout=300):
+    """Runs `python -m ...` args, or a script's text, on the emulated GPU with the benchmark's
+    CuPy built-ins; NumPy models only (the compiled kernels would take minutes on the GEMMs)."""
+    if isinstance(args, str):
+        script = tmp_path / "driver.py"
+        script.write_text(args)
+        args = [str(script)]
+    env = {k: v for k, v in os.environ.items()
+           if k not in ("MINIGRAD_EMULATED_CUDA_KERNELS", "MINIGRAD_EMULATED_CUDA", gpu.TF32_ENV)}
+    env["PYTHONPATH"] = os.pathsep.join([str(TESTS), str(ROOT)] + [p for p in [os.environ.get("PYTHONPATH")] if p])
+    out = subprocess.run([sys.executable, str(TESTS / "emulated_run.py"), "--bench-builtins", *args], cwd=tmp_path,
+                         env=env, capture_output=True, text=True, timeout=timeout)
+    return out.returncode, out.stdout, out.stderr
+
+
+def table_rows(text, heading):
+    """The rows of the first table after the line starting with heading, as lists of cells."""
+    lines = text[text.index(heading):].splitlines()
+    start = next(i for i, ln in enumerate(lines) if ln.startswith("|"))
+    rows = []
+    for ln in lines[start + 2:]:
+        if not ln.startswith("|"):
+            break
+        rows.append([c.strip() for c in ln.strip("|").split("|")])
+    return rows
+
+
+def test_quick_run_on_the_emulated_gpu(tmp_path):
+    rc, out, err = emulated(["-m", "minigrad.bench", "gpu", "--quick", "--repeat", "2"], tmp_path)
+    assert rc == 0, out + err
+    for marker in ("ERROR", "WRONG", "DISAGREE", "Traceback", "nan"):
+        assert marker not in out + err
+    # CuPy was imported before the benchmark ran (the emulation put it there), so it restarted
+    # itself with TF32 off
+    assert "off: CUPY_TF32=0 set before CuPy was imported" in out
+    assert out.count("## GPU: minigrad's CUDA backend") == 1
+    sgemm = table_rows(out, "### SGEMM")
+    assert [r[0] for r in sgemm] == [str(n) for n in gpu.SGEMM_SIZES_QUICK]
+    assert [r[7] for r in sgemm] == ["info", "PASS" if float(sgemm[1][5]) >= 0.75 else "MISS"]
+    assert all(float(r[8]) <= gpu.SGEMM_TOL for r in sgemm)
+    dgemm = table_rows(out, "### DGEMM")
+    assert [r[0] for r in dgemm] == [str(n) for n in gpu.DGEMM_SIZES_QUICK]
+    assert all(float(r[8]) <= gpu.DGEMM_TOL for r in dgemm)
+    ew = table_rows(out, "### Elementwise")
+    assert [r[0] for r in ew] == ["copy (cudaMemcpyAsync D2D)", "add", "mul", "relu"]
+    assert [r[1] for r in ew] == ["32 MiB", "48 MiB", "48 MiB", "32 MiB"]  # 16 MiB tensors
+    assert all(r[8] == "0.0e+00" for r in ew[1:])
+    seed, = table_rows(out, "### Seed 003")
+    assert seed[0] == "1000x1000 @ 1000x1000" and seed[3].endswith("x") and float(seed[4]) <= gpu.SGEMM_TOL
+    assert "### MLP 784-256-10 training step" in out
+
+
+def test_emulated_run_catches_wrong_results_and_exits_1(tmp_path):
+    rc, out, err = emulated(BROKEN_BACKEND, tmp_path)
+    assert rc == 1, out + err
+    assert "Traceback" not in err
+    assert all(r[8].endswith("WRONG") for r in table_rows(out, "### SGEMM"))
+    assert all(r[8].endswith("WRONG") for r in table_rows(out, "### DGEMM"))
+    ew = {r[0]: r[8] for r in table_rows(out, "### Elementwise")}
+    assert ew["add"] == "1.0e+00 WRONG" and ew["mul"] == ew["relu"] == "0.0e+00"
+
+
+def test_mlp_section_on_the_emulated_gpu(tmp_path):
+    """Part 4 needs a CUDA build of torch; minigrad stands in for it here, so both columns time
+    minigrad and must agree exactly."""
+    rc, out, err = emulated(MLP_WITH_MINIGRAD_AS_REFERENCE, tmp_path)
+    assert rc == 0, out + err
+    rows = table_rows(out, "### MLP 784-256-10 training step")
+    assert [r[0] for r in rows] == [gpu.cpu.BY_NAME[name].title for name in gpu.MLP_WORKLOADS]
+    for r in rows:
+        assert float(r[1]) > 0 and float(r[2]) > 0 and r[4] == f"<= {gpu.MLP_TARGET}" and r[6] == "0.0e+00"
+
+
+def test_mlp_section_reports_a_nan_as_disagreement(monkeypatch, capsys):
+    """A NaN anywhere in the 5-step trajectory is a disagreement, even after finite values."""
+    class Lib:
+        def __init__(self, name):
+            self.name = name
+            self.cuda = self
+            self.Event = None
+    runs = {"minigrad": [np.array([1.0, 2.0]), np.array([np.nan])],
+            "torch": [np.array([1.0, 2.0]), np.array([0.5])]}
+    monkeypatch.setattr(gpu.cpu, "trajectory", lambda workload, lib, data, device: runs[lib.name])
+    monkeypatch.setattr(gpu, "measure", lambda steps, repeat, sample_ms: {"minigrad": 1.0, "torch": 2.0})
+    for name in gpu.MLP_WORKLOADS:
+        fake = dataclasses.replace(gpu.cpu.BY_NAME[name], build=lambda lib, data, device: (None, []))
+        monkeypatch.setitem(gpu.cpu.BY_NAME, name, fake)
+    assert gpu.mlp_section(Lib("minigrad"), Lib("torch"), 1, 1.0) is False
+    rows = table_rows(capsys.readouterr().out, "### MLP")
+    assert [r[6] for r in rows] == ["nan DISAGREE"] * 2
+    assert [r[3] for r in rows] == ["0.50"] * 2
 
 
 # ---- on a GPU ----------------------------------------------------------------------------------------------------

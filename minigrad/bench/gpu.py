@@ -335,9 +335,8 @@ def mlp_section(minigrad, torch, repeat, sample_ms):
         workload = cpu.BY_NAME[name]
         data = workload.make_data(np.random.default_rng(cpu.SEED))
         try:
-            runs = zip(cpu.trajectory(workload, minigrad, data, device="cuda"),
-                       cpu.trajectory(workload, torch, data, device="cuda"))
-            diff = max(float(np.max(np.abs(a - b))) for a, b in runs)
+            diff = cpu.array_diff(cpu.trajectory(workload, torch, data, device="cuda"),
+                                  cpu.trajectory(workload, minigrad, data, device="cuda"))
             steps = {lib_name: (workload.build(lib, data, "cuda")[0], lib.cuda.Event)
                      for lib_name, lib in (("minigrad", minigrad), ("torch", torch))}
             ms = measure(steps, repeat, sample_ms)
