@@ -131,29 +131,56 @@ def synchronize(dev=None):
         cupy.cuda.runtime.deviceSynchronize()
 
 
-# memory: CuPy's pool allocates; peak use is tracked by wrapping its malloc
-_peak = {"bytes": 0, "installed": False}
+# memory: CuPy's pool allocates; peak use is tracked by wrapping its malloc.
+# With MINIGRAD_NO_CUDA_MEMORY_CACHING=1 in the environment when the first CUDA tensor is made
+# (PyTorch's PYTORCH_NO_CUDA_MEMORY_CACHING), every allocation is its own cudaMalloc, freed with
+# the last array that uses it. Slower; for debugging: compute-sanitizer then knows each tensor's
+# exact bounds, where the pool hands out 512-byte-rounded pieces of larger blocks.
+NO_CACHING_ENV = "MINIGRAD_NO_CUDA_MEMORY_CACHING"
+_peak = {"bytes": 0, "installed": False, "caching": True}
+_uncached = {"bytes": 0}  # bytes held by live allocations when caching is off
+
+
+def _release_uncached(size):
+    _uncached["bytes"] -= size
 
 
 def _track_peak():
     if _peak["installed"]:
         return
+    import os
+    import weakref
     cupy = _cupy()
     pool = cupy.get_default_memory_pool()
+    caching = os.environ.get(NO_CACHING_ENV, "0") != "1"
 
-    def malloc(size):
-        mem = pool.malloc(size)
-        used = pool.used_bytes()
-        if used > _peak["bytes"]:
-            _peak["bytes"] = used
-        return mem
+    if caching:
+        def malloc(size):
+            mem = pool.malloc(size)
+            used = pool.used_bytes()
+            if used > _peak["bytes"]:
+                _peak["bytes"] = used
+            return mem
+    else:
+        class Allocation(cupy.cuda.Memory):
+            """One cudaMalloc (none for 0 bytes), freed when the last array using it goes."""
+
+        def malloc(size):
+            mem = Allocation(size)
+            weakref.finalize(mem, _release_uncached, size)
+            _uncached["bytes"] += size
+            if _uncached["bytes"] > _peak["bytes"]:
+                _peak["bytes"] = _uncached["bytes"]
+            return cupy.cuda.MemoryPointer(mem, 0)
 
     cupy.cuda.set_allocator(malloc)
-    _peak["installed"] = True
+    _peak.update(installed=True, caching=caching)
 
 
 def memory_allocated(dev=None):
     _index(dev)
+    if not _peak["caching"]:
+        return _uncached["bytes"]
     return _cupy().get_default_memory_pool().used_bytes()
 
 
@@ -168,6 +195,8 @@ def reset_peak_memory_stats(dev=None):
 
 def memory_reserved(dev=None):
     _index(dev)
+    if not _peak["caching"]:
+        return _uncached["bytes"]  # nothing is held back for reuse
     return _cupy().get_default_memory_pool().total_bytes()
 
 

@@ -143,6 +143,13 @@ class MemoryPointer:
         self.device_id = mem.device
 
 
+class Memory(_Allocation):
+    """cupy.cuda.Memory: one allocation of its own (cudaMalloc), outside the pool."""
+
+    def __init__(self, size):
+        super().__init__(size)
+
+
 class MemoryPool:
     def __init__(self):
         self._peak_total = 0
@@ -1469,6 +1476,7 @@ def _build_modules():
     cuda_mod = types.ModuleType("cupy.cuda")
     cuda_mod.Device, cuda_mod.Event, cuda_mod.get_elapsed_time = Device, Event, get_elapsed_time
     cuda_mod.set_allocator, cuda_mod.MemoryPointer, cuda_mod.MemoryPool = set_allocator, MemoryPointer, MemoryPool
+    cuda_mod.Memory = Memory
     cuda_mod.runtime = _runtime_module()
     driver = types.ModuleType("cupy.cuda.driver")
     driver.CUDADriverError = CUDADriverError
@@ -1571,11 +1579,7 @@ def install(bench_builtins=False):
 
 # ---- pytest plugin (`-p cuda_emulation`): known launcher bugs as strict xfails ----------------------
 
-KNOWN_LAUNCHER_BUGS = {
-    "test_backend_contract.py::test_primitive[cuda-matmul:(i64[2,3],i64[3,2])]":
-        "contract mismatch: the contract expects integer matmul, the CUDA backend raises torch's "
-        "'\"addmm_cuda\" not implemented for 'Long''",
-}
+KNOWN_LAUNCHER_BUGS = {}
 
 
 # kernels the backend asks for that kernels/*.cu does not define (none at the moment)

@@ -4,6 +4,7 @@ MINIGRAD_EMULATED_CUDA_KERNELS=compiled):
 
     python tests/emulated_run.py [--bench-builtins] SCRIPT [ARGS...]
     python tests/emulated_run.py [--bench-builtins] -m MODULE [ARGS...]
+    python tests/emulated_run.py [--bench-builtins] - [ARGS...]      (the program on stdin)
 
 --bench-builtins adds the CuPy built-ins that `python -m minigrad.bench gpu` uses for its
 references (cupy.matmul, array arithmetic, a device copy, its spin kernel); minigrad's backend
@@ -23,6 +24,9 @@ cuda_emulation.install(bench_builtins=bench_builtins)
 if args[0] == "-m":
     sys.argv = args[1:]
     runpy.run_module(args[1], run_name="__main__", alter_sys=True)
+elif args[0] == "-":
+    sys.argv = args
+    exec(compile(sys.stdin.read(), "<stdin>", "exec"), {"__name__": "__main__"})
 else:
     sys.argv = args
     runpy.run_path(args[0], run_name="__main__")

@@ -127,6 +127,42 @@ def test_data_parallel_runs_on_two_emulated_gpus():
     assert _summary_counts(out).get("passed", 0) >= 10, out[-3000:]
 
 
+NO_CACHING_PROGRAM = """
+import gc
+import minigrad
+from minigrad import cuda
+x = minigrad.ones(3, device="cuda")             # 12 bytes: the pool would count 512
+assert cuda.memory_allocated() == cuda.memory_reserved() == 12, cuda.memory_allocated()
+y = minigrad.ones(5, 7, dtype=minigrad.float64, device="cuda") * 2
+z = (x.sum() + y.sum()).item()
+assert z == 73.0, z
+del x
+gc.collect()
+assert cuda.memory_allocated() == y.numel() * 8, cuda.memory_allocated()
+assert cuda.max_memory_allocated() >= 12 + 2 * 280
+del y
+gc.collect()
+assert cuda.memory_allocated() == 0, cuda.memory_allocated()
+print("ok")
+"""
+
+
+@pytest.mark.skipif(EMULATED, reason="starts its own emulated program")
+def test_no_memory_caching_gives_each_tensor_its_own_allocation(tmp_path):
+    """MINIGRAD_NO_CUDA_MEMORY_CACHING=1 (for compute-sanitizer): one allocation per array,
+    counted exactly by memory_allocated(), released when the tensor goes. On the emulated GPU,
+    or on the real one where there is one."""
+    import minigrad
+    script = tmp_path / "no_caching.py"
+    script.write_text(NO_CACHING_PROGRAM)
+    env = _emulated_env(MINIGRAD_NO_CUDA_MEMORY_CACHING="1")
+    env.pop("MINIGRAD_EMULATED_CUDA")
+    start = [] if minigrad.cuda.is_available() else [str(TESTS / "emulated_run.py")]
+    proc = subprocess.run([sys.executable, *start, str(script)], cwd=tmp_path, env=env, capture_output=True,
+                          text=True, timeout=300)
+    assert proc.returncode == 0 and proc.stdout.strip() == "ok", proc.stdout + proc.stderr
+
+
 # ---- launcher tests: only inside the emulated run ------------------------------------------------
 
 needs_emulation = pytest.mark.skipif(not EMULATED, reason="runs inside the emulated CUDA run "
@@ -593,7 +629,8 @@ if not EMULATED:
     # rather than a skip per case
     _DRIVERS = ("test_cuda_cases_pass_against_the_emulated_kernel_abi",
                 "test_examples_take_their_cuda_path_on_the_emulated_gpu",
-                "test_data_parallel_runs_on_two_emulated_gpus")
+                "test_data_parallel_runs_on_two_emulated_gpus",
+                "test_no_memory_caching_gives_each_tensor_its_own_allocation")
     for _name in [n for n in globals() if n.startswith("test_") and n not in _DRIVERS]:
         del globals()[_name]
 
