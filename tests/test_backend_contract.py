@@ -352,7 +352,7 @@ def cross_entropy_case(be, f):
         check_array(be, loss, loss_ref, dt)
         check_array(be, stats, stats_ref, dt)
         # the stats feed the backward: together exact to float32 rounding even at 1e4
-        dx = be.cross_entropy_backward(be.asarray(x), be.asarray(target), stats, 0.25)
+        dx = be.cross_entropy_backward(be.asarray(x), be.asarray(target), stats, be.asarray(np.asarray(0.25, dt)))
         check_array(be, dx, cross_entropy_grad_ref(x.astype(F64), target, stats_ref, 0.25), dt)
 
 
@@ -360,7 +360,7 @@ def cross_entropy_backward_rows():
     cases = []
     for dt, x, target in cross_entropy_inputs():
         stats = np.asarray(cross_entropy_ref(x.astype(F64), target)[1], dt)
-        cases.append(out(x, target, stats, 0.25, ref=cross_entropy_grad_ref))
+        cases.append(out(x, target, stats, np.asarray(0.25, dt), ref=cross_entropy_grad_ref))
     return cases
 
 

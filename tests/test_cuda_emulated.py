@@ -385,7 +385,8 @@ def test_cross_entropy_on_non_contiguous_logits(be, dtype, tdtype):
     eloss, estats = nb.cross_entropy(x, t)
     _same(loss, eloss.astype(dtype), be)
     _same(stats, estats.astype(dtype), be)
-    _same(be.cross_entropy_backward(_place(be, x, "step"), be.asarray(t), be.asarray(estats), 0.25),
+    _same(be.cross_entropy_backward(_place(be, x, "step"), be.asarray(t), be.asarray(estats),
+                                    be.asarray(np.asarray(0.25, dtype))),
           nb.cross_entropy_backward(x, t, estats, dtype(0.25)), be)
 
 
@@ -559,6 +560,62 @@ def test_cuda_module_api(be):
     assert minigrad.cuda.max_memory_allocated() >= minigrad.cuda.memory_allocated() >= x.numel() * 4
     with pytest.raises(TypeError, match="can't convert cuda:0 device type tensor to numpy"):
         x.numpy()
+
+
+# ---- the training step does not wait for the GPU ----
+
+def _count_device_reads(monkeypatch, emu):
+    """A list that grows by one at every device-to-host read (each one waits for the GPU)."""
+    reads = []
+    for name in ("get", "item", "tolist", "__bool__", "__int__", "__float__", "__index__", "__array__"):
+        orig = getattr(emu.ndarray, name)
+
+        def read(self, *args, _orig=orig, _name=name, **kwargs):
+            reads.append(_name)
+            return _orig(self, *args, **kwargs)
+        monkeypatch.setattr(emu.ndarray, name, read)
+    return reads
+
+
+@needs_emulation
+def test_seed_mlp_step_never_waits_for_the_gpu(emu, monkeypatch):
+    """Seed 000's step (nn.Linear, CrossEntropyLoss, optim.SGD) reads nothing back from the
+    device once the target tensor was checked: its bounds are kept while it is unchanged, and
+    the loss's gradient scale stays in device memory for the backward kernel."""
+    from minigrad.bench import cpu
+    import minigrad
+    workload = cpu.BY_NAME["nn_mlp"]
+    step, _ = workload.build(minigrad, workload.make_data(np.random.default_rng(0)), "cuda")
+    step()
+    reads = _count_device_reads(monkeypatch, emu)
+    for _ in range(3):
+        step()
+    assert reads == []
+
+
+@needs_emulation
+def test_kept_target_bounds_follow_the_target(emu, monkeypatch):
+    import minigrad
+    import minigrad.nn.functional as F
+    x = minigrad.randn(4, 5, device="cuda", requires_grad=True)
+    t = minigrad.tensor([0, 4, 2, 1], device="cuda")
+    F.cross_entropy(x, t).backward()
+    reads = _count_device_reads(monkeypatch, emu)
+    F.cross_entropy(x, t)
+    assert reads == []                      # same tensor, same version: no check again
+    t[1] = 5                                # in place: a new version, checked again
+    with pytest.raises(IndexError, match="Target 5 is out of bounds."):
+        F.cross_entropy(x, t)
+    assert reads
+    t2 = minigrad.tensor([0, 1, 2, 7], device="cuda")
+    with pytest.raises(IndexError, match="Target 7 is out of bounds."):
+        F.cross_entropy(x, t2)
+    v = t2[2:]                              # a view written in place: the base's version moves
+    t2.zero_()
+    F.cross_entropy(x, t2)
+    v[1] = -3
+    with pytest.raises(IndexError, match="Target -3 is out of bounds."):
+        F.cross_entropy(x, t2)
 
 
 # ---- the emulation catches bad launches (so that passing means something) ----

@@ -534,7 +534,7 @@ class CudaBackend:
 
     def cross_entropy(self, x, target):
         """(loss per row, stats (2, rows): the row maxima m and the sums of exp(x - m))."""
-        x, target = self.ascontiguous(x), self.ascontiguous(self.astype(target, np.int64))
+        x, target = self.ascontiguous(x), self._as_contiguous(target, np.int64)
         rows, cols = x.shape
         loss, stats = self.empty((rows,), x.dtype), self.empty((2, rows), x.dtype)
         if rows:
@@ -544,16 +544,20 @@ class CudaBackend:
         return loss, stats
 
     def cross_entropy_backward(self, x, target, stats, gscale):
-        x, target = self.ascontiguous(x), self.ascontiguous(self.astype(target, np.int64))
+        """gscale: a one-element array on this device, the kernel reads it there (no host sync)."""
+        x, target = self.ascontiguous(x), self._as_contiguous(target, np.int64)
         rows, cols = x.shape
         dx = self.empty(x.shape, x.dtype)
         if rows:
             grid, block = row_launch(rows, cols)
-            sfx = _SFX[x.dtype]
-            self._launch("softmax.cu", f"cross_entropy_bwd_{sfx}", grid, block,
-                         (x, target, self.ascontiguous(stats), _CTYPE[sfx](gscale), dx, np.int64(rows),
-                          np.int64(cols)))
+            self._launch("softmax.cu", f"cross_entropy_bwd_{_SFX[x.dtype]}", grid, block,
+                         (x, target, self.ascontiguous(stats), self._as_contiguous(gscale, x.dtype), dx,
+                          np.int64(rows), np.int64(cols)))
         return dx
+
+    def _as_contiguous(self, a, dtype):
+        """a as a C-contiguous array of dtype, copied only where it is not one already."""
+        return self.ascontiguous(a if a.dtype == dtype else self.astype(a, dtype))
 
     # ---- matmul ---------------------------------------------------------------------------------
     def _operand(self, x, batch):

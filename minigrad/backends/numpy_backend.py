@@ -292,7 +292,10 @@ def cross_entropy(x, target):
 
 def cross_entropy_backward(x, target, stats, gscale):
     """gscale * (softmax(x) - onehot(target)), the gradient of gscale * sum of the row losses,
-    from cross_entropy's stats: exp(x - m) * (gscale / s), minus gscale at the target."""
+    from cross_entropy's stats: exp(x - m) * (gscale / s), minus gscale at the target.
+    gscale is a 0-d array of x's dtype (the loss's upstream gradient, which on a GPU stays in
+    device memory)."""
+    gscale = gscale.astype(x.dtype, copy=False)
     dx = x - stats[0][:, None]
     np.exp(dx, out=dx)
     dx *= (gscale / stats[1])[:, None]

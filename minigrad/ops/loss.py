@@ -343,9 +343,10 @@ class CrossEntropy(Builtin):
         if ctx.fast:
             x = ctx.saved_array()
             if ctx.reduction == "none":
-                dx = be.mul(be.cross_entropy_backward(x, ctx.t, ctx.stats, 1.0), be.reshape(g, (-1, 1)))
-            else:
-                dx = be.cross_entropy_backward(x, ctx.t, ctx.stats, be.to_numpy(g).item())
+                one = be.full((), 1, x.dtype)
+                dx = be.mul(be.cross_entropy_backward(x, ctx.t, ctx.stats, one), be.reshape(g, (-1, 1)))
+            else:  # g stays where it is: reading it on the host would wait for the GPU
+                dx = be.cross_entropy_backward(x, ctx.t, ctx.stats, g)
             return dx, None, None, None, None, None, None, None
         shape, (n, c, r) = ctx.shapes
         scale = be.reshape(g, (n, 1, r)) if ctx.reduction == "none" else g
@@ -384,6 +385,23 @@ def _target_arrays(be, t2, weight, ignore_index, c, dtype):
     onehot = be.eq(be.reshape(safe, (n, 1, r)), be.reshape(be.arange(0, c, 1, int64.np), (1, c, 1)))
     wt = be.astype(valid, dtype) if weight is None else be.mul(be.getitem(weight, (safe,)), valid)
     return valid, onehot, wt
+
+
+def _index_bounds(be, target):
+    """(smallest, largest) class index in target: one transfer for both, so one wait for the
+    GPU's queued work. On a GPU the answer is kept on the target tensor while its data and
+    version stay the same, so a loop that reuses one target tensor (a batch kept on the device)
+    waits once, not every step. PyTorch checks on the device instead, where a bad index stops
+    the process with an asynchronous device-side assert."""
+    t = target._data
+    kept = target.__dict__.get("_index_bounds_kept")
+    if kept is not None and kept[0] is t and kept[1] == target._version:
+        return kept[2]
+    bounds = tuple(be.to_numpy(be.concatenate([be.reshape(be.amin(t), (1,)), be.reshape(be.amax(t), (1,))],
+                                              0)).tolist())
+    if target._device.type == "cuda":  # CPU arrays can change behind the version counter (numpy())
+        target._index_bounds_kept = (t, target._version, bounds)
+    return bounds
 
 
 def class_nll(input, target, weight=None, ignore_index=-100, reduction="mean", label_smoothing=0.0,
@@ -436,9 +454,7 @@ def class_nll(input, target, weight=None, ignore_index=-100, reduction="mean", l
     t = target._data
     hits = False
     if t.size:
-        # one transfer (one device sync) for both bounds
-        lo, hi = be.to_numpy(be.concatenate([be.reshape(be.amin(t), (1,)), be.reshape(be.amax(t), (1,))],
-                                            0)).tolist()
+        lo, hi = _index_bounds(be, target)
         if lo < 0 or hi >= c:  # out of range, unless it is the ignored index
             bad = be.to_numpy(t).reshape(-1)
             bad = bad[((bad < 0) | (bad >= c)) & (bad != ignore_index)]
