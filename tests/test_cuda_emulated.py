@@ -578,13 +578,15 @@ def _count_device_reads(monkeypatch, emu):
 
 
 @needs_emulation
-def test_seed_mlp_step_never_waits_for_the_gpu(emu, monkeypatch):
-    """Seed 000's step (nn.Linear, CrossEntropyLoss, optim.SGD) reads nothing back from the
-    device once the target tensor was checked: its bounds are kept while it is unchanged, and
-    the loss's gradient scale stays in device memory for the backward kernel."""
+@pytest.mark.parametrize("name", ["nn_mlp", "mlp"])
+def test_mlp_step_never_waits_for_the_gpu(emu, monkeypatch, name):
+    """Seed 000's step (nn.Linear, CrossEntropyLoss, optim.SGD), and the same MLP written with
+    tensor ops (log_softmax(...)[rows, y]), read nothing back from the device once the index and
+    target tensors were checked: their bounds are kept while they are unchanged, and the loss's
+    gradient scale stays in device memory for the backward kernel."""
     from minigrad.bench import cpu
     import minigrad
-    workload = cpu.BY_NAME["nn_mlp"]
+    workload = cpu.BY_NAME[name]
     step, _ = workload.build(minigrad, workload.make_data(np.random.default_rng(0)), "cuda")
     step()
     reads = _count_device_reads(monkeypatch, emu)
@@ -616,6 +618,38 @@ def test_kept_target_bounds_follow_the_target(emu, monkeypatch):
     v[1] = -3
     with pytest.raises(IndexError, match="Target -3 is out of bounds."):
         F.cross_entropy(x, t2)
+
+
+@needs_emulation
+def test_kept_index_bounds_follow_the_index(emu, monkeypatch):
+    import minigrad
+    x = minigrad.randn(4, 5, device="cuda", requires_grad=True)
+    i = minigrad.tensor([0, 3, 2], device="cuda")
+    x[i]
+    reads = _count_device_reads(monkeypatch, emu)
+    x[i].sum().backward()
+    x[:, i]
+    assert reads == []                      # same tensor, same version: no check again
+    i[1] = 4                                # in place: a new version, checked again
+    with pytest.raises(IndexError, match="index 4 is out of bounds for dimension 0 with size 4"):
+        x[i]
+    assert reads
+    assert x[:, i].shape == (4, 3)          # 4 is in bounds along dimension 1
+    v = i[1:]                               # a view written in place: the base's version moves
+    v[1] = -6
+    with pytest.raises(IndexError, match="index -6 is out of bounds for dimension 1 with size 5"):
+        x[:, i]
+    y = minigrad.zeros(4, device="cuda")
+    j = minigrad.tensor([1, 2], device="cuda")
+    y[j] = 1.0
+    j.add_(2)
+    with pytest.raises(IndexError, match="index 4 is out of bounds for dimension 0 with size 4"):
+        y[j] = 1.0
+    assert y.cpu().tolist() == [0.0, 1.0, 1.0, 0.0]
+    k = minigrad.tensor([0, 1], device="cuda")  # bounds kept by the loss serve the index too
+    minigrad.nn.functional.cross_entropy(x[:2], k)
+    reads.clear()
+    assert x[k].shape == (2, 5) and reads == []
 
 
 # ---- the emulation catches bad launches (so that passing means something) ----

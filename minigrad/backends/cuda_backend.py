@@ -651,8 +651,10 @@ class CudaBackend:
     def broadcast_to(self, a, shape):
         return cp.broadcast_to(a, shape)
 
-    def _check_bounds(self, a, index):
-        """Bounds-check integer indices as NumPy does (CuPy does not check index arrays)."""
+    def _check_bounds(self, a, index, bounds=None):
+        """Bounds-check integer indices as NumPy does (CuPy does not check index arrays). bounds,
+        where given, holds (smallest, largest) for the index items whose bounds are known already
+        (kept per tensor by the caller); others cost one device sync per index array."""
         items = index if isinstance(index, tuple) else (index,)
 
         def width(item):  # how many of a's dims an index item consumes
@@ -661,15 +663,18 @@ class CudaBackend:
             return 0 if item is None or item is Ellipsis else 1
 
         dim = 0
-        for item in items:
+        for k, item in enumerate(items):
             if item is Ellipsis:
                 dim += a.ndim - sum(width(i) for i in items)
                 continue
             if isinstance(item, (int, np.integer)) and not isinstance(item, bool):
                 lo = hi = int(item)
             elif isinstance(item, cp.ndarray) and item.dtype != np.bool_ and item.size:
-                both = self.concatenate([self.amin(item).reshape(1), self.amax(item).reshape(1)], 0)
-                lo, hi = (int(v) for v in self.to_numpy(both))  # one device sync per index array
+                if bounds is not None and bounds[k] is not None:
+                    lo, hi = bounds[k]
+                else:
+                    both = self.concatenate([self.amin(item).reshape(1), self.amax(item).reshape(1)], 0)
+                    lo, hi = (int(v) for v in self.to_numpy(both))  # one device sync per index array
             else:
                 dim += width(item)
                 continue
@@ -679,13 +684,13 @@ class CudaBackend:
                 raise IndexError(f"index {bad} is out of bounds for axis {dim} with size {size}")
             dim += 1
 
-    def getitem(self, a, index):
-        self._check_bounds(a, index)
+    def getitem(self, a, index, bounds=None):
+        self._check_bounds(a, index, bounds)
         with self.device:
             return a[index]
 
-    def setitem(self, a, index, value):
-        self._check_bounds(a, index)
+    def setitem(self, a, index, value, bounds=None):
+        self._check_bounds(a, index, bounds)
         with self.device:
             a[index] = value
 

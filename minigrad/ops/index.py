@@ -11,12 +11,32 @@ def _translate_index_error(e):
     return IndexError(str(e).replace("axis", "dimension"))
 
 
+def index_bounds(t):
+    """(smallest, largest) value of the integer tensor t, which must not be empty: one transfer
+    for both, so one wait for the GPU's queued work. On a GPU the answer is kept on t while its
+    data and version stay the same, so a loop that reuses one index or target tensor (a batch
+    kept on the device) waits once, not every step. PyTorch checks on the device instead, where
+    a bad index stops the process with an asynchronous device-side assert."""
+    data = t._data
+    kept = t.__dict__.get("_bounds_kept")
+    if kept is not None and kept[0] is data and kept[1] == t._version:
+        return kept[2]
+    be = t._device.backend
+    both = be.concatenate([be.reshape(be.amin(data), (1,)), be.reshape(be.amax(data), (1,))], 0)
+    bounds = tuple(be.to_numpy(both).tolist())
+    if t._device.type == "cuda":  # CPU arrays can change behind the version counter (numpy())
+        t._bounds_kept = (data, t._version, bounds)
+    return bounds
+
+
 def normalize_index(a, index):
-    """Turn a user's index into one the backend understands; True when it is basic (a view)."""
+    """Turn a user's index into one the backend understands; True when it is basic (a view); and
+    the bounds of its integer index tensors where the device needs them checked (a GPU's), kept
+    per tensor by index_bounds, else None."""
     if not isinstance(index, tuple):
         index = (index,)
     be = a._device.backend
-    out, basic = [], True
+    out, basic, bounds = [], True, None
     for item in index:
         if isinstance(item, Tensor):
             if item._device is not a._device:
@@ -30,6 +50,9 @@ def normalize_index(a, index):
                 continue
             out.append(item._data)
             basic = False
+            if kind in "iu" and item._data.size and a._device.type == "cuda":
+                bounds = bounds or {}
+                bounds[len(out) - 1] = index_bounds(item)
         elif isinstance(item, (list, tuple, range)):
             out.append(_sequence_index(be, item))
             basic = False
@@ -50,7 +73,9 @@ def normalize_index(a, index):
             raise IndexError(f"only integers, slices (`:`), ellipsis (`...`), None and long or byte "
                              f"Variables are valid indices (got {type(item).__name__})")
     _check_index(a._data.shape, out)
-    return tuple(out), basic
+    if bounds is not None:
+        bounds = tuple(bounds.get(k) for k in range(len(out)))
+    return tuple(out), basic, bounds
 
 
 def _sequence_index(be, item):
@@ -94,21 +119,21 @@ class Index(Builtin):
     _node_name = "IndexBackward0"
 
     @staticmethod
-    def forward(ctx, a, index, basic):
+    def forward(ctx, a, index, basic, bounds=None):
         ctx.shape, ctx.index = a._data.shape, index
         try:
-            arr = a._device.backend.getitem(a._data, index)
+            arr = a._device.backend.getitem(a._data, index, bounds)
         except IndexError as e:
             raise _translate_index_error(e) from None
         return view_of(a, arr, ("getitem", index)) if basic else _make(arr, a._device)
 
     @staticmethod
     def backward(ctx, g):
-        return IndexAdd.apply(g, ctx.shape, ctx.index), None, None
+        return IndexAdd.apply(g, ctx.shape, ctx.index), None, None, None
 
     @staticmethod
     def backward_raw(ctx, be, g):
-        return be.index_add(ctx.shape, ctx.index, g, g.dtype), None, None
+        return be.index_add(ctx.shape, ctx.index, g, g.dtype), None, None, None
 
 
 class Slice(Index):
@@ -130,8 +155,8 @@ class IndexAdd(Builtin):
 
 
 def getitem(a, index):
-    idx, basic = normalize_index(a, index)
-    return apply_first(Slice if basic else Index, a, idx, basic)
+    idx, basic, bounds = normalize_index(a, index)
+    return apply_first(Slice if basic else Index, a, idx, basic, bounds)
 
 
 class IndexPut(Builtin):
@@ -139,12 +164,12 @@ class IndexPut(Builtin):
     _node_name = "IndexPutBackward0"
 
     @staticmethod
-    def forward(ctx, a, value, index):
+    def forward(ctx, a, value, index, bounds=None):
         ctx.index, ctx.vshape = index, value._data.shape
         be = a._device.backend
         out = be.copy(a._data)
         try:
-            be.setitem(out, index, value._data)
+            be.setitem(out, index, value._data, bounds)
         except IndexError as e:
             raise _translate_index_error(e) from None
         except ValueError:
@@ -161,7 +186,7 @@ class IndexPut(Builtin):
             ga = IndexPut.apply(g, _zero_like(g), ctx.index)
         if nv:
             gv = sum_to(Index.apply(g, ctx.index, False), ctx.vshape)
-        return ga, gv, None
+        return ga, gv, None, None
 
 
 def _zero_like(g):
@@ -178,8 +203,8 @@ def setitem(a, index, value):
         raise device_error(a, value)
     elif value._data.dtype != a._data.dtype:
         value = value.to(a.dtype)
-    idx, _ = normalize_index(a, index)
-    return inplace(a, lambda t: IndexPut.apply(t, value, idx), value)
+    idx, _, bounds = normalize_index(a, index)
+    return inplace(a, lambda t: IndexPut.apply(t, value, idx, bounds), value)
 
 
 def nonzero(a, as_tuple=False):

@@ -13,6 +13,7 @@ from ..dtypes import int64, promote_types
 from ..tensor import Tensor, _make
 from .broadcast import broadcast_shape, sum_to, sum_to_array
 from .elementwise import Builtin, device_error
+from .index import index_bounds
 from .nn_ops import log1p_array, log_sigmoid_tensor
 
 _NAN = float("nan")
@@ -387,23 +388,6 @@ def _target_arrays(be, t2, weight, ignore_index, c, dtype):
     return valid, onehot, wt
 
 
-def _index_bounds(be, target):
-    """(smallest, largest) class index in target: one transfer for both, so one wait for the
-    GPU's queued work. On a GPU the answer is kept on the target tensor while its data and
-    version stay the same, so a loop that reuses one target tensor (a batch kept on the device)
-    waits once, not every step. PyTorch checks on the device instead, where a bad index stops
-    the process with an asynchronous device-side assert."""
-    t = target._data
-    kept = target.__dict__.get("_index_bounds_kept")
-    if kept is not None and kept[0] is t and kept[1] == target._version:
-        return kept[2]
-    bounds = tuple(be.to_numpy(be.concatenate([be.reshape(be.amin(t), (1,)), be.reshape(be.amax(t), (1,))],
-                                              0)).tolist())
-    if target._device.type == "cuda":  # CPU arrays can change behind the version counter (numpy())
-        target._index_bounds_kept = (t, target._version, bounds)
-    return bounds
-
-
 def class_nll(input, target, weight=None, ignore_index=-100, reduction="mean", label_smoothing=0.0,
               logits=True):
     """cross_entropy (logits=True) or nll_loss over class indices, with torch's checks."""
@@ -454,7 +438,7 @@ def class_nll(input, target, weight=None, ignore_index=-100, reduction="mean", l
     t = target._data
     hits = False
     if t.size:
-        lo, hi = _index_bounds(be, target)
+        lo, hi = index_bounds(target)
         if lo < 0 or hi >= c:  # out of range, unless it is the ignored index
             bad = be.to_numpy(t).reshape(-1)
             bad = bad[((bad < 0) | (bad >= c)) & (bad != ignore_index)]
