@@ -14,6 +14,9 @@
 //   where      where_strided_<sfx>(const bool* c, const T* a, const T* b, T* out, n, meta, ndim)
 //   clip       clip_<sfx>(const T* x, T* y, n, T lo, T hi, int has_lo, int has_hi)
 //   fill       fill_<sfx>(T* y, T value, n)
+//   axpy       axpy_<sfx>(const T* x, T alpha, T* y, n)      y += alpha * x in place (f32, f64);
+//              alpha * x is rounded before the add (never one fused multiply-add), so the bits
+//              are those of the two separate ops
 //   backward   relu_backward_<sfx>, sigmoid_backward_<sfx>, tanh_backward_<sfx>
 //              (const T* g, const T* out, T* dx, n)
 //
@@ -193,6 +196,16 @@ template <class Op, class T> struct BindScalarLeft {   // s op x
     static constexpr int unroll = Op::unroll;
     T s;
     __device__ __forceinline__ auto operator()(T x) const { return Op()(s, x); }
+};
+
+// The optimizers' p += alpha * g. __fmul_rn is never contracted into a fused multiply-add, so
+// the product is rounded on its own, as in a multiply kernel followed by an add kernel.
+__device__ __forceinline__ float mul_rn(float a, float b) { return __fmul_rn(a, b); }
+__device__ __forceinline__ double mul_rn(double a, double b) { return __dmul_rn(a, b); }
+template <class T> struct Axpy {   // (y, x) -> y + alpha * x
+    static constexpr int unroll = UNROLL_CHEAP;
+    T alpha;
+    __device__ __forceinline__ T operator()(T y, T x) const { return y + mul_rn(alpha, x); }
 };
 
 // torch.clamp: max with lo then min with hi, so a NaN bound gives NaN and lo > hi gives hi
@@ -410,6 +423,10 @@ __device__ __forceinline__ void where_strided(const bool* c, const T* a, const T
     }
 #define FILL(name, T)                                                          \
     extern "C" __global__ void name(T* y, T value, i64 n) { fill(y, value, n); }
+#define AXPY(name, T)                                                          \
+    extern "C" __global__ void name(const T* x, T alpha, T* y, i64 n) {        \
+        map2<T, T>(y, x, y, n, Axpy<T>{alpha});                                \
+    }
 
 #define UNARY_ALL(op, F, sfx, T)                                               \
     UNARY_CONTIG(op##_##sfx, T, T, F)                                          \
@@ -449,7 +466,8 @@ __device__ __forceinline__ void where_strided(const bool* c, const T* a, const T
     BINARY_ALL(minimum, Minimum, sfx, T)                                       \
     BINARY_CONTIG(relu_backward_##sfx, T, T, ReluBackward)                     \
     BINARY_CONTIG(sigmoid_backward_##sfx, T, T, SigmoidBackward)               \
-    BINARY_CONTIG(tanh_backward_##sfx, T, T, TanhBackward)
+    BINARY_CONTIG(tanh_backward_##sfx, T, T, TanhBackward)                     \
+    AXPY(axpy_##sfx, T)
 
 #define INT_KERNELS(sfx, T)                                                    \
     UNARY_ALL(neg, Neg, sfx, T)                                                \

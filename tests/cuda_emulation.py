@@ -975,6 +975,15 @@ def _fill(L, y, value, n):
     y.write(np.arange(_count("fill", n)), value)
 
 
+def _axpy(L, x, alpha, y, n):
+    n = _count("axpy", n)
+    i = np.arange(n)
+    vals = y.read(i) + alpha * x.read(i)   # alpha is the kernel's T: the product rounds in T first
+    for p in (x, y):
+        _race_check("axpy", y.addresses(i), y.isz, p.addresses(i), p.isz)
+    y.write(i, vals)
+
+
 def _register_elementwise():
     f = "elementwise.cu"
     floats, ints = ("f32", "f64"), ("i64", "i32")
@@ -1013,6 +1022,7 @@ def _register_elementwise():
         for op in ("relu", "sigmoid", "tanh"):
             c, _, _, _ = _ew_binary(f"{op}_backward_{t}", BINARY[f"{op}_backward"])
             _kernel(f, f"{op}_backward_{t}", [f"P:{t}", f"P:{t}", f"P:{t}", "i64"], c)
+        _kernel(f, f"axpy_{t}", [f"P:{t}", t, f"P:{t}", "i64"], _axpy)
 
 
 # ---- error scales for the compiled-kernel check ----

@@ -58,6 +58,9 @@ void warp_exchange(const void* value, void* result, int size, int src_lane, int 
 static constexpr int warpSize = 32;
 
 inline void __syncthreads() { mgemu::barrier_block(); }
+// rounded multiplies (the host compile uses -ffp-contract=off, so no product is fused anyway)
+inline float __fmul_rn(float a, float b) { return a * b; }
+inline double __dmul_rn(double a, double b) { return a * b; }
 [[noreturn]] inline void __trap() { mgemu::trap("__trap() called"); }
 
 template <class T> inline T __shfl_xor_sync(unsigned mask, T v, int lane_mask, int width = 32) {

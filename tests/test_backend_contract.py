@@ -356,6 +356,18 @@ def cross_entropy_case(be, f):
         check_array(be, dx, cross_entropy_grad_ref(x.astype(F64), target, stats_ref, 0.25), dt)
 
 
+def axpy_bits_case(dtype):
+    @custom(f"bits-of-multiply-then-add-{np.dtype(dtype).name}")
+    def check(be, f):
+        # every backend gives the optimizers' p -= lr * g the bits of a rounded product then an
+        # add, which a fused multiply-add would change in about a third of these elements
+        d, s = u(4099, dtype=dtype), u(4099, dtype=dtype)
+        dst = be.asarray(d)
+        f(dst, be.asarray(s), -0.1)
+        assert be.to_numpy(dst).tobytes() == (d + dtype(-0.1) * s).tobytes()
+    return check
+
+
 def cross_entropy_backward_rows():
     cases = []
     for dt, x, target in cross_entropy_inputs():
@@ -667,7 +679,8 @@ TABLE = {
              mutates(u(), u(), 3.0, target=0, ref=lambda d, s, a: d + a * s),
              mutates(arr([1.0, 2.0], F32), arr([4.0, 8.0], F32), -0.25, target=0, expect=[0.0, 0.0],
                      label="exact"),
-             raises(ValueError, u(3), u(2, 3), 1.0, label="would-grow-dst")],
+             raises(ValueError, u(3), u(2, 3), 1.0, label="would-grow-dst"),
+             axpy_bits_case(F32), axpy_bits_case(F64)],
     "copyto": [mutates(u(2, 3), u(2, 3), target=0, ref=lambda d, s: s),
                mutates(u(2, 3), arr(5.0, F32), target=0, expect=np.full((2, 3), 5.0)),
                mutates(u(2, 3, dtype=F64), u(3, dtype=F64), target=0, ref=lambda d, s: np.broadcast_to(s, d.shape)),

@@ -620,6 +620,33 @@ def test_kept_target_bounds_follow_the_target(emu, monkeypatch):
         F.cross_entropy(x, t2)
 
 
+def _count_launches(monkeypatch, be):
+    """A list of the kernel names the backend launches, and CuPy's copies, from now on."""
+    launched = []
+    launch = type(be)._launch
+
+    def counted(self, filename, kname, *args, **kwargs):
+        launched.append(kname)
+        return launch(self, filename, kname, *args, **kwargs)
+    monkeypatch.setattr(type(be), "_launch", counted)
+    return launched
+
+
+@needs_emulation
+def test_sgd_step_is_one_launch_per_parameter(be, monkeypatch):
+    import minigrad
+    model = minigrad.nn.Sequential(minigrad.nn.Linear(5, 4), minigrad.nn.ReLU(), minigrad.nn.Linear(4, 2)).cuda()
+    opt = minigrad.optim.SGD(model.parameters(), lr=0.1)
+    model(minigrad.randn(3, 5, device="cuda")).sum().backward()
+    before = [be.to_numpy(p._data) for p in model.parameters()]
+    grads = [be.to_numpy(p.grad._data) for p in model.parameters()]
+    launched = _count_launches(monkeypatch, be)
+    opt.step()
+    assert launched == ["axpy_f32"] * 4
+    for p, b, g in zip(model.parameters(), before, grads):
+        assert be.to_numpy(p._data).tobytes() == (b + np.float32(-0.1) * g).tobytes()
+
+
 @needs_emulation
 def test_kept_index_bounds_follow_the_index(emu, monkeypatch):
     import minigrad

@@ -256,6 +256,21 @@ def test_elementwise_contiguous_scalar_and_backward_forms(n, offset):
         np.testing.assert_array_equal(buf.array(F32)[offset:offset + n], a * F32(3))
 
 
+@pytest.mark.parametrize("n", [1, 5, 1000, 4099])
+@pytest.mark.parametrize("offset", [0, 1], ids=["aligned", "misaligned"])
+@pytest.mark.parametrize("dtype", [F32, F64], ids=["f32", "f64"])
+def test_axpy_in_place(n, offset, dtype):
+    rng = np.random.default_rng(n)
+    mod = cuda_on_cpu.load_kernel_file("elementwise.cu")
+    sfx = "f32" if dtype == F32 else "f64"
+    x = rng.uniform(-3, 3, n).astype(dtype)
+    y = rng.uniform(-3, 3, n).astype(dtype)
+    alpha = dtype(-0.1)
+    grid, block = (min(-(-n // 256), 4),), (256,)
+    out, = _run(mod, f"axpy_{sfx}", grid, block, [(x, offset), alpha, (y, offset), I64(n)], [2])
+    np.testing.assert_array_equal(out, y + alpha * x)   # the bits of NumPy's multiply then add
+
+
 def _meta(shape, *stride_sets):
     return np.array(list(shape) + [s for strides in stride_sets for s in strides], I64)
 

@@ -90,3 +90,32 @@ def test_kernel_names_in_backend_match_the_sources():
     launched = _launched()
     assert set(launched) == set(KERNEL_FILES)
     assert all(launched[f] for f in KERNEL_FILES)
+
+
+def _entry_body(ptx, name):
+    """The PTX text of one kernel entry, from its .entry line to the next entry."""
+    m = re.search(r"\.entry\s+" + name + r"\s*\(", ptx)
+    assert m, f"no entry {name} in the PTX"
+    nxt = re.search(r"\.entry\s+", ptx[m.end():])
+    return ptx[m.start(): m.end() + nxt.start() if nxt else len(ptx)]
+
+
+@pytest.mark.parametrize("sfx", ["f32", "f64"])
+def test_axpy_rounds_the_product_before_the_add(compiled, sfx):
+    """The optimizers' p += alpha * g gives the bits of a multiply then an add on every backend:
+    no fused multiply-add, which NVRTC would otherwise contract a + b * c into."""
+    _, _, ptx = compiled[("elementwise.cu", "sm_90")]
+    body = _entry_body(ptx, f"axpy_{sfx}")
+    assert re.search(rf"\bmul\.rn\.{sfx}\b", body) and re.search(rf"\badd\.(rn\.)?{sfx}\b", body), body[:3000]
+    assert not re.search(r"\bfma\.", body), f"axpy_{sfx} fuses the multiply into the add"
+    # the control: the same source written as a plain y + alpha * x is contracted
+    src = ('extern "C" __global__ void plain(const float* x, float a, float* y, long long n) {'
+           ' long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; if (i < n) y[i] = y[i] + a * x[i]; }')
+    err, prog = nvrtc.nvrtcCreateProgram(src.encode(), b"plain.cu", 0, [], [])
+    opts = [o.encode() for o in NVRTC_OPTIONS] + [b"--gpu-architecture=sm_90"]
+    assert nvrtc.nvrtcCompileProgram(prog, len(opts), opts)[0] == nvrtc.nvrtcResult.NVRTC_SUCCESS
+    _, size = nvrtc.nvrtcGetPTXSize(prog)
+    buf = b" " * size
+    nvrtc.nvrtcGetPTX(prog, buf)
+    nvrtc.nvrtcDestroyProgram(prog)
+    assert re.search(r"\bfma\.rn\.f32\b", buf.decode()), "the control was not contracted: the check proves nothing"

@@ -61,7 +61,7 @@ def kernel_names():
         names["reduce.cu"].update({f"max_rows_{sfx}", f"min_rows_{sfx}", f"argmax_rows_{sfx}",
                                    f"argmin_rows_{sfx}"})
     for sfx in ("f32", "f64"):
-        ew.update({f"relu_backward_{sfx}", f"sigmoid_backward_{sfx}", f"tanh_backward_{sfx}"})
+        ew.update({f"relu_backward_{sfx}", f"sigmoid_backward_{sfx}", f"tanh_backward_{sfx}", f"axpy_{sfx}"})
         names["softmax.cu"].update({f"softmax_rows_{sfx}", f"log_softmax_rows_{sfx}",
                                     f"softmax_backward_rows_{sfx}", f"log_softmax_backward_rows_{sfx}",
                                     f"cross_entropy_fwd_{sfx}", f"cross_entropy_bwd_{sfx}"})
