@@ -26,6 +26,25 @@
 //       long long rows, long long cols)
 //       index of the first NaN if any, else of the first extreme value;
 //       cols == 0 writes -1 (the backend must raise before launching).
+//   mean_rows_{f32,f64}(const T* x, T* out, long long rows, long long cols, T count)
+//       the row's sum divided by count, rounded once each, as a sum then a division;
+//       count is a parameter so that a split reduction's last pass divides by the
+//       length of the original row.
+//
+// Column reductions over the MIDDLE axis of a contiguous (outer, red, inner) array,
+// so that a sum over the leading axes (a bias gradient) needs no transposed copy:
+//   {sum,max,min}_cols_{sfx}(const T* x, T* out, long long outer, long long red,
+//                            long long inner)       sfx as for the row kernels
+//   mean_cols_{f32,f64}(same, T count)
+//       out[o * inner + i] = reduce over r of x[(o * red + r) * inner + i].
+//   block = (TX, TY, 1): TX threads on neighbouring columns (coalesced loads), TY
+//           threads stride down each column; TY a power of two, TX * TY a multiple
+//           of 32 and <= 1024. Suggested: TX = min(next_pow2(inner), 32), TY = 256 / TX.
+//   grid  = (G, 1, 1), any G >= 1: blocks stride over the outer * ceil(inner / TX)
+//           column tiles. Static shared memory only. Do not launch when outer * inner
+//           == 0; red == 0 gives the identity (max/min must be refused before).
+// As for rows, the result depends only on (TY, red): each thread folds its rows in
+// order, then a fixed shared-memory tree over threadIdx.y combines them.
 
 #include "row_reduce.cuh"
 
@@ -99,9 +118,18 @@ template <bool GT> struct OpArg {
 __device__ __forceinline__ long long group_start() { return (long long)blockIdx.x * blockDim.y; }
 __device__ __forceinline__ long long group_step() { return (long long)gridDim.x * blockDim.y; }
 
-template <class T, class Op>
+// What a reduction writes: its value, or (for a mean) that value divided by a count.
+struct Keep {
+    template <class T> __device__ T operator()(T v) const { return v; }
+};
+template <class T> struct DivideBy {
+    T count;
+    __device__ T operator()(T v) const { return v / count; }
+};
+
+template <class T, class Op, class Fin = Keep>
 __device__ __forceinline__ void reduce_rows(const T* __restrict__ x, T* __restrict__ out,
-                                            long long rows, long long cols) {
+                                            long long rows, long long cols, Fin fin = Fin()) {
     Op op;
     for (long long g = group_start(); g < rows; g += group_step()) {
         const long long r = g + threadIdx.y;
@@ -113,7 +141,37 @@ __device__ __forceinline__ void reduce_rows(const T* __restrict__ x, T* __restri
             for (long long c = threadIdx.x; c < cols; c += blockDim.x) acc = op(acc, p[c]);
         }
         acc = row_allreduce(acc, op);
-        if (valid && threadIdx.x == 0) out[r] = acc;
+        if (valid && threadIdx.x == 0) out[r] = fin(acc);
+    }
+}
+
+template <class T, class Op, class Fin = Keep>
+__device__ __forceinline__ void reduce_cols(const T* __restrict__ x, T* __restrict__ out,
+                                            long long outer, long long red, long long inner,
+                                            Fin fin = Fin()) {
+    __shared__ T part[1024];
+    Op op;
+    const int tx = threadIdx.x, ty = threadIdx.y, TX = blockDim.x, TY = blockDim.y;
+    const long long tiles_per_row = (inner + TX - 1) / TX;
+    const long long tiles = outer * tiles_per_row;
+    // the loop bound is uniform over the block, so every thread reaches every barrier
+    for (long long t = blockIdx.x; t < tiles; t += gridDim.x) {
+        const long long o = t / tiles_per_row;
+        const long long i = (t - o * tiles_per_row) * TX + tx;
+        T acc = Op::template ident<T>();
+        if (i < inner) {
+            const T* p = x + o * red * inner + i;
+#pragma unroll 4
+            for (long long r = ty; r < red; r += TY) acc = op(acc, p[r * inner]);
+        }
+        part[ty * TX + tx] = acc;
+        __syncthreads();
+        for (int h = TY >> 1; h > 0; h >>= 1) {
+            if (ty < h) part[ty * TX + tx] = op(part[ty * TX + tx], part[(ty + h) * TX + tx]);
+            __syncthreads();
+        }
+        if (ty == 0 && i < inner) out[o * inner + i] = fin(part[tx]);
+        __syncthreads();  // part is reused by the block's next tile
     }
 }
 
@@ -150,15 +208,39 @@ __device__ __forceinline__ void arg_rows(const T* __restrict__ x, long long* __r
                       long long rows, long long cols) {                                \
         arg_rows<T, GT>(x, out, rows, cols);                                           \
     }
+#define DEF_COLS(name, OP, T, sfx)                                                     \
+    extern "C" __global__ void __launch_bounds__(1024)                                 \
+    name##_cols_##sfx(const T* __restrict__ x, T* __restrict__ out, long long outer,   \
+                      long long red, long long inner) {                                \
+        reduce_cols<T, OP>(x, out, outer, red, inner);                                 \
+    }
+#define DEF_MEAN(T, sfx)                                                               \
+    extern "C" __global__ void __launch_bounds__(1024)                                 \
+    mean_rows_##sfx(const T* __restrict__ x, T* __restrict__ out, long long rows,      \
+                    long long cols, T count) {                                         \
+        reduce_rows<T, OpSum>(x, out, rows, cols, DivideBy<T>{count});                 \
+    }                                                                                  \
+    extern "C" __global__ void __launch_bounds__(1024)                                 \
+    mean_cols_##sfx(const T* __restrict__ x, T* __restrict__ out, long long outer,     \
+                    long long red, long long inner, T count) {                         \
+        reduce_cols<T, OpSum>(x, out, outer, red, inner, DivideBy<T>{count});          \
+    }
 #define DEF_EXTREMES(T, sfx)        \
     DEF_REDUCE(max, OpMax, T, sfx)  \
     DEF_REDUCE(min, OpMin, T, sfx)  \
+    DEF_COLS(max, OpMax, T, sfx)    \
+    DEF_COLS(min, OpMin, T, sfx)    \
     DEF_ARG(argmax, true, T, sfx)   \
     DEF_ARG(argmin, false, T, sfx)
+#define DEF_SUM(T, sfx)             \
+    DEF_REDUCE(sum, OpSum, T, sfx)  \
+    DEF_COLS(sum, OpSum, T, sfx)
 
-DEF_REDUCE(sum, OpSum, float, f32)
-DEF_REDUCE(sum, OpSum, double, f64)
-DEF_REDUCE(sum, OpSum, long long, i64)
+DEF_SUM(float, f32)
+DEF_SUM(double, f64)
+DEF_SUM(long long, i64)
+DEF_MEAN(float, f32)
+DEF_MEAN(double, f64)
 
 DEF_EXTREMES(float, f32)
 DEF_EXTREMES(double, f64)

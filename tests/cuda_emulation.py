@@ -1095,19 +1095,24 @@ def _tree_sum(x, tpr):
 def _reduce_kernel(kind, t):
     name = f"{kind}_rows_{t}"
 
-    def run(L, x, out, rows, cols):
+    def run(L, x, out, rows, cols, count=None):
         tpr = _row_config(name, L)
         rows, cols = _rows_cols(name, rows, cols)
-        if cols == 0 and kind != "sum":
+        if cols == 0 and kind not in ("sum", "mean"):
             fault(f"{name}: launched with cols == 0 (the ABI says the backend must raise first)")
         xi = np.arange(rows * cols)
         oi = np.arange(rows)
         _no_overlap(name, [(out, oi)], [(x, xi)])
         v = x.read(xi).reshape(rows, cols)
-        if kind == "sum":
+        if kind in ("sum", "mean"):
             res = _tree_sum(v, tpr)
+            scale = np.abs(v.astype(np.float64)).sum(axis=1)
+            if kind == "mean":
+                with np.errstate(all="ignore"):
+                    res = res / count           # count is the kernel's T: one rounding, as in C
+                    scale = scale / abs(float(count))
             if v.dtype.kind == "f":
-                _error_scale(out, oi, np.abs(v.astype(np.float64)).sum(axis=1))
+                _error_scale(out, oi, scale)
         elif kind == "max":
             res = np.maximum.reduce(v, axis=1)
         elif kind == "min":
@@ -1117,6 +1122,75 @@ def _reduce_kernel(kind, t):
         else:
             res = np.argmin(v, axis=1)
         out.write(oi, res)
+    return run
+
+
+def _col_config(kname, L):
+    """Checks the column kernels' (TX, TY) block convention; returns TY."""
+    grid, block, smem = L
+    tx, ty, bz = block
+    if bz != 1 or tx < 1 or ty < 1 or ty & (ty - 1) or (tx * ty) % 32 or tx * ty > 1024:
+        fault(f"{kname}: block {block} breaks the column-kernel convention (TY a power of two, TX*TY a "
+              "multiple of 32 and <= 1024, z = 1)")
+    if grid[1] != 1 or grid[2] != 1:
+        fault(f"{kname}: column kernels take a 1-D grid, got {grid}")
+    if smem:
+        fault(f"{kname}: column kernels use static shared memory only, got {smem} dynamic bytes")
+    return ty
+
+
+def _nan_wins(pick):
+    """max/min as the kernels' OpMax/OpMin: a NaN in either operand wins, else pick(a, b)."""
+    return lambda a, b: np.where((a != a) | pick(a, b), a, b)
+
+
+_COL_OPS = {"sum": np.add, "mean": np.add, "max": _nan_wins(np.greater), "min": _nan_wins(np.less)}
+
+
+def _identity(kind, dtype):
+    if kind in ("sum", "mean"):
+        return dtype.type(0)
+    if dtype.kind == "f":
+        return dtype.type(-np.inf if kind == "max" else np.inf)
+    info = np.iinfo(dtype)
+    return dtype.type(info.min if kind == "max" else info.max)
+
+
+def _cols_kernel(kind, t):
+    name = f"{kind}_cols_{t}"
+
+    def run(L, x, out, outer, red, inner, count=None):
+        ty = _col_config(name, L)
+        outer, red, inner = int(outer), int(red), int(inner)
+        if outer <= 0 or inner <= 0:
+            fault(f"{name}: launched with outer = {outer}, inner = {inner} (do not launch when outer * inner == 0)")
+        if red < 0:
+            fault(f"{name}: negative red")
+        if red == 0 and kind in ("max", "min"):
+            fault(f"{name}: launched with red == 0 (the backend must raise first)")
+        xi = np.arange(outer * red * inner)
+        oi = np.arange(outer * inner)
+        _no_overlap(name, [(out, oi)], [(x, xi)])
+        v = x.read(xi).reshape(outer, red, inner)
+        op, ident = _COL_OPS[kind], _identity(kind, v.dtype)
+        # the kernel's order: thread row y folds rows y, y + TY, ... in order, then a tree halves TY
+        chunks = -(-red // ty)
+        pad = np.full((outer, chunks * ty, inner), ident, v.dtype)
+        pad[:, :red] = v
+        acc = np.full((outer, ty, inner), ident, v.dtype)
+        with np.errstate(all="ignore"):
+            for c in range(chunks):
+                acc = op(acc, pad[:, c * ty:(c + 1) * ty])
+            while acc.shape[1] > 1:
+                h = acc.shape[1] // 2
+                acc = op(acc[:, :h], acc[:, h:])
+            res = acc[:, 0]
+            if kind == "mean":
+                res = res / count
+        if kind in ("sum", "mean") and v.dtype.kind == "f":
+            scale = np.abs(v.astype(np.float64)).sum(axis=1)
+            _error_scale(out, oi, scale / abs(float(count)) if kind == "mean" else scale)
+        out.write(oi, res.reshape(-1))
     return run
 
 
@@ -1206,11 +1280,17 @@ def _ce_bwd(t):
 
 
 def _register_rows():
+    cols = ["P:{t}", "P:{t}", "i64", "i64", "i64"]
     for t in ("f32", "f64", "i64"):
         _kernel("reduce.cu", f"sum_rows_{t}", [f"P:{t}", f"P:{t}", "i64", "i64"], _reduce_kernel("sum", t))
+        _kernel("reduce.cu", f"sum_cols_{t}", [c.format(t=t) for c in cols], _cols_kernel("sum", t))
+    for t in ("f32", "f64"):
+        _kernel("reduce.cu", f"mean_rows_{t}", [f"P:{t}", f"P:{t}", "i64", "i64", t], _reduce_kernel("mean", t))
+        _kernel("reduce.cu", f"mean_cols_{t}", [c.format(t=t) for c in cols] + [t], _cols_kernel("mean", t))
     for t in ("f32", "f64", "i64", "i32"):
         for kind in ("max", "min"):
             _kernel("reduce.cu", f"{kind}_rows_{t}", [f"P:{t}", f"P:{t}", "i64", "i64"], _reduce_kernel(kind, t))
+            _kernel("reduce.cu", f"{kind}_cols_{t}", [c.format(t=t) for c in cols], _cols_kernel(kind, t))
         for kind in ("argmax", "argmin"):
             _kernel("reduce.cu", f"{kind}_rows_{t}", [f"P:{t}", "P:i64", "i64", "i64"], _reduce_kernel(kind, t))
     for t in ("f32", "f64"):

@@ -10,6 +10,7 @@ A primitive added to PRIMITIVES without a case here fails test_every_primitive_h
 import importlib
 import pkgutil
 import re
+import warnings
 from pathlib import Path
 
 import numpy as np
@@ -261,13 +262,27 @@ def reduce_rows(ref, with_dtype=False):
             out(ints(3, 4), (0,), False, ref=ref),
             out(u(), (), False, ref=ref),  # 0-d in, 0-d array out
             out(u(dtype=F64), None, True, ref=ref),
-            out(arr([[1.0, np.nan], [2.0, 3.0]], F64), (1,), False, ref=ref)]
+            out(arr([[1.0, np.nan], [2.0, 3.0]], F64), (1,), False, ref=ref),
+            # over leading or middle dims of a contiguous array (the CUDA column kernels), a
+            # NaN in one column, and a few very long columns (which the row kernels take)
+            out(u(8, 256), (0,), False, ref=ref, label="leading-axis"),
+            out(u(5, 7, 3), (0, 1), True, ref=ref),
+            out(u(2, 9, 40), (1,), False, ref=ref),
+            out(ints(70, 3), (0,), False, ref=ref),
+            out(arr([[1.0, 2.0], [np.nan, 0.0], [3.0, -1.0]], F32), (0,), False, ref=ref, label="nan-column"),
+            out(u(40000, 2), (0,), False, ref=ref, label="long-columns")]
     if with_dtype:
         rows += [out(mask(3, 4), (1,), False, I64, ref=ref, dtype=I64),
                  out(mask(3, 4), None, False, I64, ref=ref, dtype=I64),
                  out(u(3, 4), (0,), True, F64, ref=ref, dtype=F64),
                  out(u(0, 3), (0,), False, ref=ref)]
     return rows
+
+
+def mean_ref(a, axis, keep):
+    with warnings.catch_warnings():  # the mean of nothing is nan, which is a case here
+        warnings.simplefilter("ignore", RuntimeWarning)
+        return np.mean(a, axis=axis, keepdims=keep)
 
 
 def arg_rows(fn, ties, first):
@@ -701,6 +716,21 @@ TABLE = {
 
     # reductions
     "sum": reduce_rows(lambda a, axis, keep, dtype=None: np.sum(a, axis=axis, keepdims=keep), with_dtype=True),
+    "mean": [out(*args, ref=mean_ref, label=label)
+             for label, args in (
+                 (None, (u(2, 3, 4), None, False)),
+                 (None, (u(2, 3, 4, dtype=F64), (1,), False)),
+                 (None, (u(2, 3, 4), (0, 2), True)),
+                 ("bias-grad-shape", (u(64, 256), (0,), False)),
+                 (None, (u(5, 7, 3, dtype=F64), (0, 1), True)),
+                 (None, (u(), (), False)),
+                 (None, (u(), None, False)),
+                 ("empty-columns", (u(0, 3), (0,), False)),
+                 ("empty-rows", (u(3, 0, dtype=F64), (1,), False)),
+                 ("long-columns", (u(40000, 2), (0,), False)),
+                 ("split-rows", (u(2, 1 << 16), (1,), False)))]
+    + [out(arr([[1.0, np.nan], [2.0, 3.0]], F32), (1,), False, expect=[np.nan, 2.5], dtype=F32, label="nan"),
+       out(arr([3.0, 4.0, 5.0], F32), None, False, expect=np.array(4.0), dtype=F32, label="exact")],
     "vdot": [out(u(2, 3), u(2, 3), ref=lambda a, b: np.sum(a * b)),
              out(u(5, dtype=F64), u(5, dtype=F64), ref=lambda a, b: np.sum(a * b)),
              out(u(), u(), ref=lambda a, b: a * b),

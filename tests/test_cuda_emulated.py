@@ -633,6 +633,32 @@ def _count_launches(monkeypatch, be):
 
 
 @needs_emulation
+def test_seed_mlp_step_launches(be, emu, monkeypatch):
+    """What one step of seed 000's loop runs on the GPU: 20 kernels and no CuPy copies (PyTorch
+    eager runs about as many). The bias gradients are column sums over the batch (no transposed
+    copy), the loss's mean is one launch, and SGD is one launch per parameter."""
+    from collections import Counter
+    from minigrad.bench import cpu
+    import minigrad
+    workload = cpu.BY_NAME["nn_mlp"]
+    step, _ = workload.build(minigrad, workload.make_data(np.random.default_rng(0)), "cuda")
+    step()
+    launched = _count_launches(monkeypatch, be)
+    copies = []
+    for name in ("copy", "astype"):
+        orig = getattr(emu.ndarray, name)
+        monkeypatch.setattr(emu.ndarray, name, lambda self, *a, _o=orig, _n=name, **k: copies.append(_n) or _o(self, *a, **k))
+    step()
+    assert copies == []
+    assert Counter(launched) == Counter({
+        "gemm_nt_f32": 1, "add_strided_f32": 2, "relu_f32": 1, "gemm_small_nt_f32": 1,  # forward
+        "cross_entropy_fwd_f32": 1, "mean_rows_f32": 1,                                  # loss
+        "fill_f32": 1, "div_scalar_f32": 1, "cross_entropy_bwd_f32": 1,                  # d loss
+        "gemm_nn_f32": 1, "gemm_tn_f32": 2, "sum_cols_f32": 2, "relu_backward_f32": 1,   # backward
+        "axpy_f32": 4})                                                                  # SGD
+
+
+@needs_emulation
 def test_sgd_step_is_one_launch_per_parameter(be, monkeypatch):
     import minigrad
     model = minigrad.nn.Sequential(minigrad.nn.Linear(5, 4), minigrad.nn.ReLU(), minigrad.nn.Linear(4, 2)).cuda()

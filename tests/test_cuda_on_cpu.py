@@ -182,6 +182,59 @@ def test_reductions_over_rows(rows, cols, dtype):
                 np.testing.assert_array_equal(got, ref, err_msg=f"{kind} {grid} {block}")
 
 
+@pytest.mark.parametrize("outer,red,inner", [(1, 1, 2), (1, 64, 256), (3, 5, 7), (2, 100, 33), (2, 0, 3)])
+@pytest.mark.parametrize("dtype", [F32, F64, I64, I32], ids=["f32", "f64", "i64", "i32"])
+def test_reductions_over_columns(outer, red, inner, dtype):
+    from minigrad.backends.cuda_kernel_table import col_launch
+    rng = np.random.default_rng(outer * 10000 + red * 100 + inner)
+    mod = cuda_on_cpu.load_kernel_file("reduce.cu")
+    sfx = {F32: "f32", F64: "f64", I64: "i64", I32: "i32"}[dtype]
+    if np.dtype(dtype).kind == "f":
+        x = rng.uniform(-10, 10, (outer, red, inner)).astype(dtype)
+        if red > 2:
+            x[0, red // 2, inner // 2] = np.nan   # NaN wins max/min in its column, and poisons the sum
+    else:
+        x = rng.integers(-50, 50, (outer, red, inner)).astype(dtype)
+    kinds = (("sum",) if sfx != "i32" else ()) + (("mean",) if sfx in ("f32", "f64") else ())
+    kinds += ("max", "min") if red else ()
+    grid, block = col_launch(outer, inner)
+    # the backend's choice, one block striding over every tile, 1024 threads, and narrow tiles
+    for grid, block in [(grid, block), ((1,), block), ((2,), (32, 32, 1)), ((3,), (1, 32, 1)), ((1,), (8, 4, 1))]:
+        for kind in kinds:
+            args = [x, np.zeros((outer, inner), dtype), I64(outer), I64(red), I64(inner)]
+            if kind == "mean":
+                args.append(dtype(red))
+            got, = _run(mod, f"{kind}_cols_{sfx}", grid, block, args, outputs=[1])
+            where = f"{kind} {grid} {block}"
+            with np.errstate(all="ignore"):
+                if kind in ("sum", "mean"):
+                    ref = x.astype(F64).sum(axis=1) / (red if kind == "mean" else 1)
+                    if dtype in (I64, I32):
+                        np.testing.assert_array_equal(got, ref, err_msg=where)
+                    else:
+                        np.testing.assert_allclose(got, ref, rtol=1e-5 if dtype == F32 else 1e-12, atol=1e-5,
+                                                   err_msg=where)
+                else:
+                    np.testing.assert_array_equal(got, getattr(np, kind)(x, axis=1), err_msg=where)
+
+
+@pytest.mark.parametrize("dtype", [F32, F64], ids=["f32", "f64"])
+def test_mean_over_rows_divides_by_its_count(dtype):
+    rng = np.random.default_rng(3)
+    mod = cuda_on_cpu.load_kernel_file("reduce.cu")
+    sfx = "f32" if dtype == F32 else "f64"
+    x = rng.uniform(-10, 10, (5, 33)).astype(dtype)
+    for grid, block in _row_launches(5, 33):
+        got, = _run(mod, f"mean_rows_{sfx}", grid, block, [x, np.zeros(5, dtype), I64(5), I64(33), dtype(33)], [1])
+        np.testing.assert_allclose(got, x.astype(F64).mean(axis=1), rtol=1e-6 if dtype == F32 else 1e-13)
+        # the count is the caller's: a split reduction's last pass divides by the original length
+        got, = _run(mod, f"mean_rows_{sfx}", grid, block, [x, np.zeros(5, dtype), I64(5), I64(33), dtype(66)], [1])
+        np.testing.assert_allclose(got, x.astype(F64).sum(axis=1) / 66, rtol=1e-6 if dtype == F32 else 1e-13)
+    empty, = _run(mod, f"mean_rows_{sfx}", (1,), (1, 32, 1), [np.zeros((2, 0), dtype), np.zeros(2, dtype), I64(2),
+                                                              I64(0), dtype(0)], [1])
+    assert np.isnan(empty).all()
+
+
 def _softmax64(x):
     e = np.exp(x - x.max(axis=1, keepdims=True))
     return e / e.sum(axis=1, keepdims=True)

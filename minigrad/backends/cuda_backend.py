@@ -22,7 +22,7 @@ name = "cuda"
 ndarray = cp.ndarray
 
 from .cuda_kernel_table import (BLOCK, BOOL_BINARY, CTYPE as _CTYPE, GEMM_TILES, GRID_YZ_MAX, MAX_DIMS,
-                                SFX as _SFX, row_launch)
+                                SFX as _SFX, col_launch, row_launch)
 
 
 _backends = {}
@@ -445,34 +445,77 @@ class CudaBackend:
         cols = _prod(a.shape[ax] for ax in axes)
         return x.reshape(rows, cols), [a.shape[ax] for ax in kept], axes
 
+    def _cols(self, a, axes):
+        """(outer, red, inner) when a is C-contiguous and its reduced axes are one run of dims
+        with others after them (a sum over the batch dims, as for a bias gradient): the column
+        kernels reduce it in place, without the transposed copy the row kernels need. None
+        when the row kernels do better: nothing after the run, or a few very long columns."""
+        if not axes or not a.flags.c_contiguous:
+            return None
+        j, k = min(axes), max(axes) + 1
+        if k - j != len(axes) or k == a.ndim:
+            return None
+        outer, red, inner = _prod(a.shape[:j]), _prod(a.shape[j:k]), _prod(a.shape[k:])
+        if inner == 1:
+            return None
+        grid, block = col_launch(outer, inner)
+        if red > 64 * block[1] and grid[0] < self.sm_count // 2:
+            return None  # each thread would walk a long column: transposing and splitting rows is faster
+        return outer, red, inner
+
     def _reduce(self, kind, a, axis, keepdims, out_dtype=None):
-        x, kept, axes = self._rows(a, axis)
+        """kind: sum, mean, max, min, argmax or argmin over axis (a tuple, or None for all)."""
+        axes = tuple(range(a.ndim)) if axis is None else tuple(ax % a.ndim for ax in axis) if a.ndim else ()
+        if keepdims:
+            shape = tuple(1 if ax in axes else s for ax, s in enumerate(a.shape))
+        else:
+            shape = tuple(s for ax, s in enumerate(a.shape) if ax not in axes)
+        plan = self._cols(a, axes) if kind in ("sum", "mean", "max", "min") else None
+        if plan is not None:
+            outer, red, inner = plan
+            if red == 0 and kind in ("max", "min"):
+                raise RuntimeError(f"{kind}(): cannot reduce over an empty dimension")
+            out = self.empty((outer * inner,), out_dtype or a.dtype)
+            if outer * inner:
+                sfx = _SFX[a.dtype]
+                args = (a, out, np.int64(outer), np.int64(red), np.int64(inner))
+                if kind == "mean":
+                    args += (_CTYPE[sfx](red),)
+                grid, block = col_launch(outer, inner)
+                self._launch("reduce.cu", f"{kind}_cols_{sfx}", grid, block, args)
+            return out.reshape(shape)
+        x, _, _ = self._rows(a, axes)
         rows, cols = x.shape
-        if kind in ("sum", "max", "min") and rows < self.sm_count and cols >= 1 << 16:
+        count = cols
+        if kind in ("sum", "mean", "max", "min") and rows < self.sm_count and cols >= 1 << 16:
             # a few long rows: one block per row would leave the GPU idle, so reduce
             # (rows * k, cols / k) first, then the k partial results of each row
             k = next((k for k in (1024, 512, 256, 128, 64, 32) if cols % k == 0), 1)
             if k > 1:
-                x = self._reduce_rows(kind, x.reshape(rows * k, cols // k), None).reshape(rows, k)
+                first = "sum" if kind == "mean" else kind
+                x = self._reduce_rows(first, x.reshape(rows * k, cols // k), None).reshape(rows, k)
                 cols = k
-        if cols == 0 and kind != "sum":
+        if cols == 0 and kind not in ("sum", "mean"):
             raise RuntimeError(f"{kind}(): cannot reduce over an empty dimension")
-        out = self._reduce_rows(kind, x, out_dtype)
-        if keepdims:
-            shape = tuple(1 if ax in axes else s for ax, s in enumerate(a.shape))
-        else:
-            shape = tuple(kept)
-        return out.reshape(shape)
+        return self._reduce_rows(kind, x, out_dtype, count).reshape(shape)
 
-    def _reduce_rows(self, kind, x, out_dtype):
-        """One launch: each row of the contiguous (rows, cols) x reduced to one value."""
+    def _reduce_rows(self, kind, x, out_dtype, count=None):
+        """One launch: each row of the contiguous (rows, cols) x reduced to one value; a mean
+        divides by count (the length of the original rows)."""
         rows, cols = x.shape
         out = self.empty((rows,), out_dtype or x.dtype)
         if rows:
             grid, block = row_launch(rows, cols)
-            self._launch("reduce.cu", f"{kind}_rows_{_SFX[x.dtype]}", grid, block,
-                         (x, out, np.int64(rows), np.int64(cols)))
+            sfx = _SFX[x.dtype]
+            args = (x, out, np.int64(rows), np.int64(cols))
+            if kind == "mean":
+                args += (_CTYPE[sfx](cols if count is None else count),)
+            self._launch("reduce.cu", f"{kind}_rows_{sfx}", grid, block, args)
         return out
+
+    def mean(self, a, axis=None, keepdims=False):
+        """The sum over axis divided by the count, in one launch (nan where the count is 0)."""
+        return self._reduce("mean", a, axis, keepdims)
 
     def sum(self, a, axis=None, keepdims=False, dtype=None):
         if dtype is not None and a.dtype != dtype:

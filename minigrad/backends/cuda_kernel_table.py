@@ -37,6 +37,15 @@ def row_launch(rows, cols):
     return (max(1, min(-(-rows // rpb), 2 ** 31 - 1)),), (tpr, rpb, 1)
 
 
+def col_launch(outer, inner):
+    """(grid, block) for the column kernels: TX threads on neighbouring columns, TY down each."""
+    tx = 1
+    while tx < min(max(inner, 1), 32):
+        tx *= 2
+    tiles = outer * -(-inner // tx)
+    return (max(1, min(tiles, 2 ** 31 - 1)),), (tx, ROW_THREADS // tx, 1)
+
+
 def kernel_names():
     """Every kernel name the CUDA backend can launch, by source file (the compile check uses it)."""
     names = {"elementwise.cu": set(), "reduce.cu": set(), "softmax.cu": set(), "matmul.cu": set()}
@@ -56,10 +65,12 @@ def kernel_names():
     for sfx in ("f32", "f64", "i64", "i32"):
         ew.add(f"clip_{sfx}")
     for sfx in ("f32", "f64", "i64"):
-        names["reduce.cu"].add(f"sum_rows_{sfx}")
+        names["reduce.cu"].update({f"sum_rows_{sfx}", f"sum_cols_{sfx}"})
     for sfx in ("f32", "f64", "i64", "i32"):
         names["reduce.cu"].update({f"max_rows_{sfx}", f"min_rows_{sfx}", f"argmax_rows_{sfx}",
-                                   f"argmin_rows_{sfx}"})
+                                   f"argmin_rows_{sfx}", f"max_cols_{sfx}", f"min_cols_{sfx}"})
+    for sfx in ("f32", "f64"):
+        names["reduce.cu"].update({f"mean_rows_{sfx}", f"mean_cols_{sfx}"})
     for sfx in ("f32", "f64"):
         ew.update({f"relu_backward_{sfx}", f"sigmoid_backward_{sfx}", f"tanh_backward_{sfx}", f"axpy_{sfx}"})
         names["softmax.cu"].update({f"softmax_rows_{sfx}", f"log_softmax_rows_{sfx}",

@@ -213,6 +213,21 @@ def sum(a, axis=None, keepdims=False, dtype=None):
     return r if r.__class__ is ndarray else np.asarray(r)
 
 
+def mean(a, axis=None, keepdims=False):
+    """sum(a) / count over axis, rounded as the two ops are (a float array; nan for count 0)."""
+    s = _add_reduce(a, axis, None, None, keepdims)
+    n = a.size
+    if axis is not None:
+        n = 1
+        for ax in axis:
+            n *= a.shape[ax]
+    if not n:
+        return np.full(np.shape(s), np.nan, a.dtype)
+    if s.__class__ is not ndarray:  # a NumPy scalar: its division rounds the same, and is cheaper
+        return np.asarray(s / n)
+    return _true_divide(s, n)
+
+
 def amax(a, axis=None, keepdims=False):
     r = _max_reduce(a, axis, None, None, keepdims)
     return r if r.__class__ is ndarray else np.asarray(r)

@@ -34,11 +34,9 @@ def _reduce(be, elem, reduction):
     """An array of per-element losses reduced as asked ('mean' of nothing is nan, as in torch)."""
     if reduction == "none":
         return elem
-    total = be.sum(elem, None, False)
     if reduction == "sum":
-        return total
-    n = elem.size
-    return be.div(total, n) if n else be.full((), _NAN, elem.dtype)
+        return be.sum(elem, None, False)
+    return be.mean(elem, None, False)  # one launch on a GPU; nan when there is nothing to average
 
 
 def _scale(g, reduction, n):

@@ -98,9 +98,7 @@ class Mean(Builtin):
     def forward(ctx, a, dims, keepdim):
         ctx.shape, ctx.dims, ctx.keepdim = a._data.shape, dims, keepdim
         be = a._device.backend
-        n = _count(a._data.shape, dims)
-        s = be.sum(a._data, dims, keepdim)
-        return _make(be.div(s, n) if n else be.full(s.shape, float("nan"), s.dtype), a._device)
+        return _make(be.mean(a._data, dims, keepdim), a._device)  # nan where nothing is averaged
 
     @staticmethod
     def backward(ctx, g):
