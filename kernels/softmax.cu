@@ -30,10 +30,11 @@
 //       averages them). A target outside [0, cols) gives a NaN loss: the backend
 //       validates targets first.
 //   cross_entropy_bwd_(const T* x, const long long* target, const T* stats,
-//       const T* gscale, T* dx, long long rows, long long cols)
-//       dx[r, c] = exp(x[r, c] - m[r]) * (g / s[r]) - (c == target[r] ? g : 0), g = *gscale
-//       (one element in device memory: the loss's upstream gradient, so that the host
-//       never waits for the GPU to read it)
+//       const T* gscale, T divisor, T* dx, long long rows, long long cols)
+//       dx[r, c] = exp(x[r, c] - m[r]) * (g / s[r]) - (c == target[r] ? g : 0),
+//       g = *gscale / divisor (*gscale: one element in device memory, the loss's upstream
+//       gradient, so that the host never waits for the GPU to read it; divisor: the count
+//       a 'mean' loss divides by, 1 otherwise, so the division needs no launch of its own)
 //   The logsumexp m + log(s) is never formed: rounded to float32 at logits near 1e4 it
 //   would be off by up to ~5e-4, and the loss and gradient with it.
 // dx may not alias g, y or x. Numerics follow torch's max-subtracted formula:
@@ -177,10 +178,10 @@ template <class T>
 __device__ __forceinline__ void cross_entropy_bwd(const T* __restrict__ x,
                                                   const long long* __restrict__ target,
                                                   const T* __restrict__ stats,
-                                                  const T* __restrict__ gscale_p,
+                                                  const T* __restrict__ gscale_p, T divisor,
                                                   T* __restrict__ dx, long long rows,
                                                   long long cols) {
-    const T gscale = *gscale_p;
+    const T gscale = *gscale_p / divisor;
     for (long long g = group_start(); g < rows; g += group_step()) {
         const long long r = g + threadIdx.y;
         if (r >= rows) continue;
@@ -223,8 +224,8 @@ __device__ __forceinline__ void cross_entropy_bwd(const T* __restrict__ x,
     extern "C" __global__ void __launch_bounds__(1024)                                       \
     cross_entropy_bwd_##sfx(const T* __restrict__ x, const long long* __restrict__ target,   \
                             const T* __restrict__ stats, const T* __restrict__ gscale,       \
-                            T* __restrict__ dx, long long rows, long long cols) {            \
-        cross_entropy_bwd<T>(x, target, stats, gscale, dx, rows, cols);                      \
+                            T divisor, T* __restrict__ dx, long long rows, long long cols) { \
+        cross_entropy_bwd<T>(x, target, stats, gscale, divisor, dx, rows, cols);             \
     }
 
 DEF_SOFTMAX(float, f32)

@@ -1263,12 +1263,12 @@ def _ce_fwd(t):
 def _ce_bwd(t):
     name = f"cross_entropy_bwd_{t}"
 
-    def run(L, x, target, stats, gscale, dx, rows, cols):
+    def run(L, x, target, stats, gscale, divisor, dx, rows, cols):
         _row_config(name, L)
         rows, cols = _rows_cols(name, rows, cols)
         i, r = np.arange(rows * cols), np.arange(rows)
         _no_overlap(name, [(dx, i)], [(x, i), (target, r), (stats, np.arange(2 * rows)), (gscale, np.arange(1))])
-        gscale = gscale.read(np.arange(1))[0]
+        gscale = gscale.read(np.arange(1))[0] / divisor   # both of the kernel's T: one rounding
         v = x.read(i).reshape(rows, cols)
         tg = target.read(r)
         m, s = stats.read(r), stats.read(rows + r)
@@ -1300,7 +1300,7 @@ def _register_rows():
                     _softmax_kernel(kind + "_backward", t))
         _kernel("softmax.cu", f"cross_entropy_fwd_{t}", [f"P:{t}", "P:i64", f"P:{t}", f"P:{t}", "i64", "i64"],
                 _ce_fwd(t))
-        _kernel("softmax.cu", f"cross_entropy_bwd_{t}", [f"P:{t}", "P:i64", f"P:{t}", f"P:{t}", f"P:{t}", "i64", "i64"],
+        _kernel("softmax.cu", f"cross_entropy_bwd_{t}", [f"P:{t}", "P:i64", f"P:{t}", f"P:{t}", t, f"P:{t}", "i64", "i64"],
                 _ce_bwd(t))
 
 

@@ -388,6 +388,10 @@ def cross_entropy_backward_rows():
     for dt, x, target in cross_entropy_inputs():
         stats = np.asarray(cross_entropy_ref(x.astype(F64), target)[1], dt)
         cases.append(out(x, target, stats, np.asarray(0.25, dt), ref=cross_entropy_grad_ref))
+        # a 'mean' loss's count, divided into the upstream gradient by the primitive
+        cases.append(out(x, target, stats, np.asarray(0.25, dt), len(target),
+                         ref=lambda x, t, s, g, n: cross_entropy_grad_ref(x, t, s, g / n),
+                         label=f"divisor-{describe((x, target))}"))
     return cases
 
 

@@ -388,6 +388,9 @@ def test_cross_entropy_on_non_contiguous_logits(be, dtype, tdtype):
     _same(be.cross_entropy_backward(_place(be, x, "step"), be.asarray(t), be.asarray(estats),
                                     be.asarray(np.asarray(0.25, dtype))),
           nb.cross_entropy_backward(x, t, estats, dtype(0.25)), be)
+    _same(be.cross_entropy_backward(_place(be, x, "step"), be.asarray(t), be.asarray(estats),
+                                    be.asarray(np.asarray(0.25, dtype)), 5),
+          nb.cross_entropy_backward(x, t, estats, np.asarray(0.25, dtype), 5), be)
 
 
 # ---- matmul: operand layouts, both GEMM families, the grid-splitting loop ----
@@ -634,9 +637,10 @@ def _count_launches(monkeypatch, be):
 
 @needs_emulation
 def test_seed_mlp_step_launches(be, emu, monkeypatch):
-    """What one step of seed 000's loop runs on the GPU: 20 kernels and no CuPy copies (PyTorch
+    """What one step of seed 000's loop runs on the GPU: 19 kernels and no CuPy copies (PyTorch
     eager runs about as many). The bias gradients are column sums over the batch (no transposed
-    copy), the loss's mean is one launch, and SGD is one launch per parameter."""
+    copy), the loss's mean is one launch and its backward divides by the count in the kernel, and SGD
+    is one launch per parameter."""
     from collections import Counter
     from minigrad.bench import cpu
     import minigrad
@@ -653,7 +657,7 @@ def test_seed_mlp_step_launches(be, emu, monkeypatch):
     assert Counter(launched) == Counter({
         "gemm_nt_f32": 1, "add_strided_f32": 2, "relu_f32": 1, "gemm_small_nt_f32": 1,  # forward
         "cross_entropy_fwd_f32": 1, "mean_rows_f32": 1,                                  # loss
-        "fill_f32": 1, "div_scalar_f32": 1, "cross_entropy_bwd_f32": 1,                  # d loss
+        "fill_f32": 1, "cross_entropy_bwd_f32": 1,                                       # d loss
         "gemm_nn_f32": 1, "gemm_tn_f32": 2, "sum_cols_f32": 2, "relu_backward_f32": 1,   # backward
         "axpy_f32": 4})                                                                  # SGD
 

@@ -270,9 +270,13 @@ def test_softmax_and_cross_entropy(rows, cols, dtype):
         np.testing.assert_allclose(loss, -logp[np.arange(rows), target], **tol)
         gscale = np.array([0.5], dtype)  # read from device memory
         dx, = _run(mod, f"cross_entropy_bwd_{sfx}", grid, block,
-                   [x, target, stats, gscale, np.empty_like(x), *n], outputs=[4])
+                   [x, target, stats, gscale, dtype(1), np.empty_like(x), *n], outputs=[5])
         onehot = np.eye(cols)[target]
         np.testing.assert_allclose(dx, 0.5 * (p - onehot), **tol)
+        # a mean's count divides the upstream gradient inside the kernel
+        dx, = _run(mod, f"cross_entropy_bwd_{sfx}", grid, block,
+                   [x, target, stats, gscale, dtype(rows), np.empty_like(x), *n], outputs=[5])
+        np.testing.assert_allclose(dx, 0.5 / rows * (p - onehot), **tol)
 
 
 # ---- elementwise -----------------------------------------------------------------------------------

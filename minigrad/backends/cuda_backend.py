@@ -594,16 +594,17 @@ class CudaBackend:
                          (x, target, loss, stats, np.int64(rows), np.int64(cols)))
         return loss, stats
 
-    def cross_entropy_backward(self, x, target, stats, gscale):
-        """gscale: a one-element array on this device, the kernel reads it there (no host sync)."""
+    def cross_entropy_backward(self, x, target, stats, gscale, divisor=1):
+        """gscale: a one-element array on this device, the kernel reads it there (no host sync),
+        and divides it by divisor (a mean's count) itself."""
         x, target = self.ascontiguous(x), self._as_contiguous(target, np.int64)
         rows, cols = x.shape
         dx = self.empty(x.shape, x.dtype)
         if rows:
             grid, block = row_launch(rows, cols)
             self._launch("softmax.cu", f"cross_entropy_bwd_{_SFX[x.dtype]}", grid, block,
-                         (x, target, self.ascontiguous(stats), self._as_contiguous(gscale, x.dtype), dx,
-                          np.int64(rows), np.int64(cols)))
+                         (x, target, self.ascontiguous(stats), self._as_contiguous(gscale, x.dtype),
+                          _CTYPE[_SFX[x.dtype]](divisor), dx, np.int64(rows), np.int64(cols)))
         return dx
 
     def _as_contiguous(self, a, dtype):

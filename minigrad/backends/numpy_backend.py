@@ -305,12 +305,15 @@ def cross_entropy(x, target):
     return loss, stats
 
 
-def cross_entropy_backward(x, target, stats, gscale):
-    """gscale * (softmax(x) - onehot(target)), the gradient of gscale * sum of the row losses,
-    from cross_entropy's stats: exp(x - m) * (gscale / s), minus gscale at the target.
+def cross_entropy_backward(x, target, stats, gscale, divisor=1):
+    """g * (softmax(x) - onehot(target)) with g = gscale / divisor: the gradient of g * sum of
+    the row losses, from cross_entropy's stats: exp(x - m) * (g / s), minus g at the target.
     gscale is a 0-d array of x's dtype (the loss's upstream gradient, which on a GPU stays in
-    device memory)."""
+    device memory); divisor a Python number (the count a 'mean' divides by), rounded to x's
+    dtype before the division, as the GPU kernel takes it."""
     gscale = gscale.astype(x.dtype, copy=False)
+    if divisor != 1:
+        gscale = gscale / x.dtype.type(divisor)
     dx = x - stats[0][:, None]
     np.exp(dx, out=dx)
     dx *= (gscale / stats[1])[:, None]

@@ -337,16 +337,18 @@ class CrossEntropy(Builtin):
 
     @staticmethod
     def backward_raw(ctx, be, g):
-        if ctx.reduction == "mean":
-            g = be.div(g, ctx.total) if ctx.total else be.mul(g, 0.0)
         if ctx.fast:
             x = ctx.saved_array()
             if ctx.reduction == "none":
                 one = be.full((), 1, x.dtype)
                 dx = be.mul(be.cross_entropy_backward(x, ctx.t, ctx.stats, one), be.reshape(g, (-1, 1)))
-            else:  # g stays where it is: reading it on the host would wait for the GPU
-                dx = be.cross_entropy_backward(x, ctx.t, ctx.stats, g)
+            else:  # g stays where it is (reading it on the host would wait for the GPU), and
+                # the backward kernel divides it by the mean's count itself
+                divisor = ctx.total if ctx.reduction == "mean" else 1
+                dx = be.cross_entropy_backward(x, ctx.t, ctx.stats, g, divisor)
             return dx, None, None, None, None, None, None, None
+        if ctx.reduction == "mean":
+            g = be.div(g, ctx.total) if ctx.total else be.mul(g, 0.0)
         shape, (n, c, r) = ctx.shapes
         scale = be.reshape(g, (n, 1, r)) if ctx.reduction == "none" else g
         wt = be.reshape(ctx.wt, (n, 1, r))
