@@ -1054,11 +1054,15 @@ def _row_config(kname, L):
     if bz != 1 or tpr < 1 or tpr > 1024 or tpr & (tpr - 1) or (tpr * rpb) % 32 or tpr * rpb > 1024:
         fault(f"{kname}: block {block} breaks the row-kernel convention (TPR power of two <= 1024, "
               "TPR*RPB a multiple of 32 and <= 1024, z = 1)")
-    if grid[1] != 1 or grid[2] != 1:
-        fault(f"{kname}: row kernels take a 1-D grid, got {grid}")
-    if smem:
-        fault(f"{kname}: row kernels use static shared memory only, got {smem} dynamic bytes")
+    _flat_grid_static_smem(kname, "row", grid, smem)
     return tpr
+
+
+def _flat_grid_static_smem(kname, family, grid, smem):
+    if grid[1] != 1 or grid[2] != 1:
+        fault(f"{kname}: {family} kernels take a 1-D grid, got {grid}")
+    if smem:
+        fault(f"{kname}: {family} kernels use static shared memory only, got {smem} dynamic bytes")
 
 
 def _rows_cols(kname, rows, cols):
@@ -1132,10 +1136,7 @@ def _col_config(kname, L):
     if bz != 1 or tx < 1 or ty < 1 or ty & (ty - 1) or (tx * ty) % 32 or tx * ty > 1024:
         fault(f"{kname}: block {block} breaks the column-kernel convention (TY a power of two, TX*TY a "
               "multiple of 32 and <= 1024, z = 1)")
-    if grid[1] != 1 or grid[2] != 1:
-        fault(f"{kname}: column kernels take a 1-D grid, got {grid}")
-    if smem:
-        fault(f"{kname}: column kernels use static shared memory only, got {smem} dynamic bytes")
+    _flat_grid_static_smem(kname, "column", grid, smem)
     return ty
 
 
