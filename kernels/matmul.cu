@@ -4,13 +4,16 @@
 //   gemm_<ta><tb>_<sfx>        big tiles, for matrices that fill the GPU
 //   gemm_small_<ta><tb>_<sfx>  small tiles + K split inside the block, for small M*N
 // Signature (all variants):
-//   (const T* A, const T* B, T* C, int M, int N, int K,
+//   (const T* A, const T* B, T* C, const T* bias, int M, int N, int K,
 //    long long lda, long long ldb, long long ldc,
 //    long long strideA, long long strideB, long long strideC)
 //   op(A) is MxK, op(B) is KxN, C is MxN, all row-major, strides in elements:
 //   'n': A[m*lda + k], B[k*ldb + n];  't': A[k*lda + m], B[n*ldb + k];  C[m*ldc + n].
 //   Batch b = blockIdx.z reads A + b*strideA, B + b*strideB, writes C + b*strideC;
 //   strideA/strideB may be 0 (broadcast). C is overwritten (no beta); K == 0 writes zeros.
+//   bias: null, or N contiguous elements added to every row of C after the sum is rounded
+//   (C[m][n] = (A@B)[m][n] + bias[n], two roundings, as a product followed by a bias add), the
+//   epilogue of nn.Linear (torch's addmm). It must not overlap C.
 //   Each operand needs unit stride along one axis (that is what 'n'/'t' encode; the
 //   launcher copies anything else). C must not overlap A or B.
 //
@@ -172,9 +175,19 @@ struct MgTileLoader {
     }
 };
 
+// Adds bias[n + j] to v[j] for the columns of a V-wide group that lie inside the matrix.
+template <typename T>
+__device__ __forceinline__ void mg_add_bias(T* v, const T* __restrict__ bias, int n, int rem) {
+    constexpr int V = MgVec<T>::n;
+#pragma unroll
+    for (int j = 0; j < V; ++j)
+        if (j < rem) v[j] += bias[n + j];
+}
+
 template <typename T, int BM, int BN, int BK, int TM, int TN, int KS, bool TA, bool TB>
 __device__ __forceinline__ void mg_gemm(const T* __restrict__ A, const T* __restrict__ B, T* __restrict__ C,
-                                        int M, int N, int K, long long lda, long long ldb, long long ldc,
+                                        const T* __restrict__ bias, int M, int N, int K,
+                                        long long lda, long long ldb, long long ldc,
                                         long long strideA, long long strideB, long long strideC) {
     typedef typename MgVec<T>::type VT;
     constexpr int V = MgVec<T>::n;
@@ -267,6 +280,7 @@ __device__ __forceinline__ void mg_gemm(const T* __restrict__ A, const T* __rest
 #pragma unroll
             for (int c = 0; c < TN / V; ++c) {
                 const int n = n0 + c * TX * V + tx * V;
+                if (bias) mg_add_bias<T>(&acc[i][c * V], bias, n, N - n);
                 mg_store_row<T>(crow + n, &acc[i][c * V], N - n, cvec);
             }
         }
@@ -296,7 +310,10 @@ __device__ __forceinline__ void mg_gemm(const T* __restrict__ A, const T* __rest
                 for (int j = 0; j < V; ++j) s[j] += p[j];
             }
             const int m = m0 + row, n = n0 + col;
-            if (m < M) mg_store_row<T>(C + (long long)m * ldc + n, s, N - n, cvec);
+            if (m < M) {
+                if (bias) mg_add_bias<T>(s, bias, n, N - n);
+                mg_store_row<T>(C + (long long)m * ldc + n, s, N - n, cvec);
+            }
         }
     }
 }
@@ -305,12 +322,12 @@ __device__ __forceinline__ void mg_gemm(const T* __restrict__ A, const T* __rest
 // __launch_bounds__ minimum blocks per SM caps registers at 65536 / (THREADS * MINBLOCKS).
 #define MG_GEMM_KERNEL(NAME, T, THREADS, BM, BN, BK, TM, TN, KS, MINB, TA, TB)                             \
     extern "C" __global__ void __launch_bounds__(THREADS, MINB)                                            \
-    NAME(const T* __restrict__ A, const T* __restrict__ B, T* __restrict__ C, int M, int N, int K,        \
-         long long lda, long long ldb, long long ldc, long long strideA, long long strideB,                 \
-         long long strideC) {                                                                              \
+    NAME(const T* __restrict__ A, const T* __restrict__ B, T* __restrict__ C, const T* __restrict__ bias,   \
+         int M, int N, int K, long long lda, long long ldb, long long ldc, long long strideA,               \
+         long long strideB, long long strideC) {                                                           \
         static_assert((BM / TM) * (BN / TN) * KS == THREADS, "blockDim does not match the tile");         \
-        mg_gemm<T, BM, BN, BK, TM, TN, KS, TA, TB>(A, B, C, M, N, K, lda, ldb, ldc, strideA, strideB,     \
-                                                   strideC);                                               \
+        mg_gemm<T, BM, BN, BK, TM, TN, KS, TA, TB>(A, B, C, bias, M, N, K, lda, ldb, ldc, strideA,        \
+                                                   strideB, strideC);                                      \
     }
 
 #define MG_GEMM_FAMILY(PREFIX, SFX, T, THREADS, CFG)               \

@@ -1315,7 +1315,7 @@ def _gemm_kernel(family, ta, tb, t):
     name = f"{family}_{ta}{tb}_{t}"
     threads, bm, bn = GEMM_TILES[(family, t)]
 
-    def run(L, A, B, C, M, N, K, lda, ldb, ldc, sA, sB, sC):
+    def run(L, A, B, C, bias, M, N, K, lda, ldb, ldc, sA, sB, sC):
         grid, block, smem = L
         if block != (threads, 1, 1):
             fault(f"{name}: blockDim {block}, the kernel is built for ({threads}, 1, 1)")
@@ -1337,11 +1337,18 @@ def _gemm_kernel(family, ta, tb, t):
         aidx = z * sA + (m * lda + ka if ta == "n" else ka * lda + m)
         bidx = z * sB + (kb * ldb + n if tb == "n" else n * ldb + kb)
         cidx = np.broadcast_to(z * sC + m * ldc + n, (gz, mc, nc))
-        _no_overlap(name, [(C, cidx)], [(A, aidx), (B, bidx)])
+        has_bias = bias.addr != 0     # a null bias: the plain product
+        reads = [(A, aidx), (B, bidx)] + ([(bias, n.reshape(-1))] if has_bias else [])
+        _no_overlap(name, [(C, cidx)], reads)
         av, bv = A.read(aidx), B.read(bidx)
         res = np.matmul(av, bv) if K else np.zeros((gz, mc, nc), DT[t])
-        if K and COMPILED:
-            _error_scale(C, cidx, np.matmul(np.abs(av.astype(np.float64)), np.abs(bv.astype(np.float64))))
+        if has_bias:
+            bvals = bias.read(n.reshape(-1))
+            res = res + bvals      # rounded once more, after the product's own rounding
+        if COMPILED and (K or has_bias):
+            scale = np.matmul(np.abs(av.astype(np.float64)), np.abs(bv.astype(np.float64))) if K else 0.0
+            scale = scale + (np.abs(bvals.astype(np.float64)) if has_bias else 0.0)
+            _error_scale(C, cidx, np.broadcast_to(scale, cidx.shape))
         C.write(cidx, res)
     return run
 
@@ -1352,7 +1359,7 @@ def _register_gemm():
             for ta in "nt":
                 for tb in "nt":
                     _kernel("matmul.cu", f"{family}_{ta}{tb}_{t}",
-                            [f"P:{t}", f"P:{t}", f"P:{t}", "i32", "i32", "i32", "i64", "i64", "i64",
+                            [f"P:{t}", f"P:{t}", f"P:{t}", f"P:{t}", "i32", "i32", "i32", "i64", "i64", "i64",
                              "i64", "i64", "i64"], _gemm_kernel(family, ta, tb, t))
 
 

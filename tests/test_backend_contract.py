@@ -383,6 +383,24 @@ def axpy_bits_case(dtype):
     return check
 
 
+def matmul_bias_bits_case(dtype):
+    @custom(f"bias-bits-of-product-then-add-{np.dtype(dtype).name}")
+    def check(be, f):
+        # the bias is a separate add after the rounded product, as a product and then an add
+        # give: the same bits whether the backend fuses it or not; the bias here is a strided
+        # view (every other element), which the backend reads where it is or copies
+        a, b, c = u(33, 70, dtype=dtype), u(70, 41, dtype=dtype), u(82, dtype=dtype)
+        ba, bb = be.asarray(a), be.transpose(be.asarray(np.ascontiguousarray(b.T)), (1, 0))
+        bias = be.getitem(be.asarray(c), slice(None, None, 2))
+        assert not be.is_contiguous(bias)
+        got = be.to_numpy(f(ba, bb, bias))
+        assert got.dtype == dtype
+        assert got.tobytes() == (be.to_numpy(f(ba, bb)) + c[::2]).tobytes()
+        np.testing.assert_allclose(got, a.astype(F64) @ b + c[::2], rtol=1e-5 if dtype == F32 else 1e-12,
+                                   atol=1e-5 if dtype == F32 else 1e-12)
+    return check
+
+
 def cross_entropy_backward_rows():
     cases = []
     for dt, x, target in cross_entropy_inputs():
@@ -769,7 +787,19 @@ TABLE = {
                by_backend(out(ints(2, 3), ints(3, 2), ref=np.matmul),
                           raises(RuntimeError, ints(2, 3), ints(3, 2),
                                  match=re.escape("\"addmm_cuda\" not implemented for 'Long'"))),
-               out(u(0, 3), u(3, 2), ref=np.matmul)],
+               out(u(0, 3), u(3, 2), ref=np.matmul),
+               # a bias per column, added after the product (nn.Linear's addmm)
+               out(u(2, 3), u(3, 4), u(4), ref=lambda a, b, c: a @ b + c),
+               out(u(5, 3, dtype=F64), Transposed(u(3, 4, dtype=F64)), u(4, dtype=F64),
+                   ref=lambda a, b, c: a @ b + c),
+               out(u(2, 3, 4), u(4, 5), u(5), ref=lambda a, b, c: a @ b + c),
+               out(u(3), u(3, 2), u(2), ref=lambda a, b, c: a @ b + c),
+               out(u(2, 0), u(0, 3), u(3), ref=lambda a, b, c: a @ b + c),   # K = 0: the bias alone
+               out(u(0, 3), u(3, 2), u(2), ref=lambda a, b, c: a @ b + c),
+               matmul_bias_bits_case(F32), matmul_bias_bits_case(F64),
+               raises(ValueError, u(2, 3), u(3, 4), u(3), match="one value per column"),
+               raises(ValueError, u(2, 3), u(3, 4), u(4, dtype=F64), match="one value per column"),
+               raises(ValueError, u(2, 3), u(3), u(1), match="one value per column")],
 
     # layout
     "reshape": [out(x23, (3, 2), ref=np.reshape),

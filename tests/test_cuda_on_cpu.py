@@ -95,7 +95,9 @@ TILES = {("gemm", "f32"): 128, ("gemm_small", "f32"): 32, ("gemm", "f64"): 64, (
 
 
 def _gemm(family, ta, tb, dtype, M, N, K, batch=1, lda_pad=0, ldb_pad=0, ldc_pad=0, offset=0,
-          broadcast_b=False, rng=None):
+          broadcast_b=False, bias=False, rng=None):
+    """Runs one gemm kernel against float64 NumPy; with bias, also checks the epilogue gives the
+    bits of the same kernel's product followed by a separate add."""
     rng = rng or np.random.default_rng(0)
     sfx = "f32" if dtype == F32 else "f64"
     mod = cuda_on_cpu.load_kernel_file("matmul.cu")
@@ -107,15 +109,23 @@ def _gemm(family, ta, tb, dtype, M, N, K, batch=1, lda_pad=0, ldb_pad=0, ldc_pad
     C = np.full((batch, M, ldc), np.nan, dtype)
     tile = TILES[(family, sfx)]
     grid = (-(-N // tile), -(-M // tile), batch)
-    args = [(A, offset), (B, offset), (C, offset), I32(M), I32(N), I32(K), I64(lda), I64(ldb), I64(ldc),
-            I64(a_rows * lda), I64(0 if broadcast_b else b_rows * ldb), I64(M * ldc)]
-    out, = _run(mod, f"{family}_{ta}{tb}_{sfx}", grid, (256,), args, outputs=[2])
+    args = [(A, offset), (B, offset), (C, offset), np.uint64(0), I32(M), I32(N), I32(K), I64(lda), I64(ldb),
+            I64(ldc), I64(a_rows * lda), I64(0 if broadcast_b else b_rows * ldb), I64(M * ldc)]
+    name = f"{family}_{ta}{tb}_{sfx}"
+    out, = _run(mod, name, grid, (256,), args, outputs=[2])
     opA = A[:, :, :a_cols] if ta == "n" else A[:, :, :a_cols].transpose(0, 2, 1)
     opB = B[:, :, :b_cols] if tb == "n" else B[:, :, :b_cols].transpose(0, 2, 1)
     ref = np.matmul(opA.astype(F64), opB.astype(F64))
     tol = 1e-5 if dtype == F32 else 1e-13
     np.testing.assert_allclose(out[:, :, :N], ref, rtol=tol, atol=tol * max(K, 1) ** 0.5)
     assert np.isnan(out[:, :, N:]).all(), "the kernel wrote past N into the padding of C's rows"
+    if bias:
+        b = rng.uniform(-1, 1, N).astype(dtype)
+        args[3] = (b, offset)   # misaligned with the operands when they are
+        with_bias, = _run(mod, name, grid, (256,), args, outputs=[2])
+        want = out[:, :, :N] + b
+        assert with_bias[:, :, :N].tobytes() == want.tobytes(), "the bias is not a separate add after the product"
+        assert np.isnan(with_bias[:, :, N:]).all(), "the bias was added past N"
 
 
 @pytest.mark.parametrize("dtype", [F32, F64], ids=["f32", "f64"])
@@ -139,9 +149,20 @@ def test_gemm_scalar_paths_batches_and_k0(family, dtype):
     _gemm(family, "n", "n", dtype, 5, 6, 0)
 
 
+@pytest.mark.parametrize("dtype", [F32, F64], ids=["f32", "f64"])
+@pytest.mark.parametrize("family", ["gemm", "gemm_small"])
+@pytest.mark.parametrize("trans", ["nn", "nt", "tn", "tt"])
+def test_gemm_bias_epilogue(family, trans, dtype):
+    ta, tb = trans
+    _gemm(family, ta, tb, dtype, 37, 45, 29, bias=True)                  # edge tiles on both axes
+    _gemm(family, ta, tb, dtype, 19, 23, 31, lda_pad=1, ldb_pad=3, ldc_pad=1, offset=1, bias=True)  # scalar paths
+    _gemm(family, ta, tb, dtype, 9, 10, 11, batch=3, broadcast_b=True, bias=True)  # one bias for every batch
+    _gemm(family, ta, tb, dtype, 5, 6, 0, bias=True)                     # K = 0: the bias alone
+
+
 def test_gemm_the_mlp_layer_shape():
     # 64x784 @ 784x256, the seed MLP's first layer, and its weight gradient's transposed form
-    _gemm("gemm_small", "n", "t", F32, 64, 256, 784)
+    _gemm("gemm_small", "n", "t", F32, 64, 256, 784, bias=True)
     _gemm("gemm", "t", "n", F32, 256, 784, 64)
 
 

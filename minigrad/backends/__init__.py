@@ -24,7 +24,8 @@ PRIMITIVES = (
     # softmax family over one axis; cross-entropy over the last axis of (N, C) logits
     "softmax", "log_softmax", "softmax_backward", "log_softmax_backward",
     "cross_entropy", "cross_entropy_backward",
-    # linear algebra
+    # linear algebra; matmul(a, b, bias=None): a bias of b's last dim is added to every row of
+    # the rounded product (nn.Linear's addmm, one GEMM launch on CUDA)
     "matmul",
     # layout: views where the array type allows, copies otherwise
     "reshape", "view", "transpose", "broadcast_to", "getitem", "setitem", "index_add",

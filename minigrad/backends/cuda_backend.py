@@ -17,6 +17,7 @@ except ImportError as e:  # minigrad.cuda reports this as "CUDA is not available
     raise ImportError("the CUDA backend needs CuPy: pip install \"minigrad[cuda]\"") from e
 
 from .kernel_loader import KernelCache
+from .numpy_backend import _check_bias
 
 name = "cuda"
 ndarray = cp.ndarray
@@ -634,7 +635,9 @@ class CudaBackend:
         xb = self.ascontiguous(xb)
         return xb, (r * c if bstride else 0), "n", max(c, 1)
 
-    def matmul(self, a, b):
+    def matmul(self, a, b, bias=None):
+        if bias is not None:
+            _check_bias(a, b, bias)
         if a.dtype != b.dtype:
             dt = np.result_type(a.dtype, b.dtype)
             a, b = self.astype(a, dt), self.astype(b, dt)
@@ -651,23 +654,24 @@ class CudaBackend:
         nb = _prod(batch)
         C = self.empty(tuple(batch) + (M, N), a.dtype)
         if C.size:
-            if K == 0:
+            if K == 0 and bias is None:
                 self.copyto(C, self.zeros((), a.dtype))
-            else:
-                self._gemm(sfx, A, B, C, batch, nb, M, N, K)
+            else:  # the kernel adds the bias in its epilogue (and writes it alone when K == 0)
+                self._gemm(sfx, A, B, C, batch, nb, M, N, K, None if bias is None else self.ascontiguous(bias))
         if a1:
             C = C.reshape(C.shape[:-2] + (N,))
         if b1:
             C = C.reshape(C.shape[:-1])
         return C
 
-    def _gemm(self, sfx, A, B, C, batch, nb, M, N, K):
+    def _gemm(self, sfx, A, B, C, batch, nb, M, N, K, bias=None):
         Ab, sA, ta, lda = self._operand(A, batch)
         Bb, sB, tb, ldb = self._operand(B, batch)
         big, small = GEMM_TILES[sfx]
         use_big = math.ceil(M / big["bm"]) * math.ceil(N / big["bn"]) * nb >= self.sm_count
         cfg, kname = (big, f"gemm_{ta}{tb}_{sfx}") if use_big else (small, f"gemm_small_{ta}{tb}_{sfx}")
         item = C.itemsize
+        biasp = np.uint64(0 if bias is None else bias.data.ptr)  # per column: the same for every launch
         # gridDim.y and .z stop at 65535: split rows and batches into several launches
         rows_per_launch = GRID_YZ_MAX * cfg["bm"]
         for b0 in range(0, nb, GRID_YZ_MAX):
@@ -681,7 +685,7 @@ class CudaBackend:
                 Cp = C.data.ptr + c_off * item
                 grid = (math.ceil(N / cfg["bn"]), math.ceil(ms / cfg["bm"]), nbs)
                 self._launch("matmul.cu", kname, grid, (cfg["threads"],),
-                             (np.uint64(Ap), np.uint64(Bp), np.uint64(Cp), np.int32(ms), np.int32(N), np.int32(K),
+                             (np.uint64(Ap), np.uint64(Bp), np.uint64(Cp), biasp, np.int32(ms), np.int32(N), np.int32(K),
                               np.int64(lda), np.int64(ldb), np.int64(N), np.int64(sA), np.int64(sB),
                               np.int64(M * N)))
 

@@ -322,13 +322,31 @@ def cross_entropy_backward(x, target, stats, gscale, divisor=1):
 
 
 _matmul = np.matmul
+_add = np.add
 
 
-def matmul(a, b):
+def matmul(a, b, bias=None):
     if a.ndim == 2 and b.ndim == 2:
-        return a.dot(b)  # the same BLAS call without the matmul gufunc's overhead (2x on small inputs)
-    r = _matmul(a, b)
-    return r if r.__class__ is ndarray else np.asarray(r)  # 1-d @ 1-d gives a NumPy scalar
+        r = a.dot(b)  # the same BLAS call without the matmul gufunc's overhead (2x on small inputs)
+    else:
+        r = _matmul(a, b)
+        if r.__class__ is not ndarray:
+            r = np.asarray(r)  # 1-d @ 1-d gives a NumPy scalar
+    if bias is not None:
+        if bias.dtype != r.dtype or bias.shape != r.shape[-1:] or b.ndim < 2:
+            _check_bias(a, b, bias)
+        _add(r, bias, r)  # into the product's fresh memory: rounded product, then the add
+    return r
+
+
+def _check_bias(a, b, bias):
+    """matmul's bias: one value per column of the product (b's last dim), of the product's dtype."""
+    dt = bias.dtype
+    if b.ndim < 2 or bias.shape != b.shape[-1:] or (
+            (dt != a.dtype or dt != b.dtype) and dt != np.result_type(a.dtype, b.dtype)):
+        raise ValueError(f"matmul: a bias of shape {tuple(bias.shape)} and dtype {bias.dtype} for a "
+                         f"{tuple(a.shape)} @ {tuple(b.shape)} product (it takes one value per column, "
+                         "of the product's dtype)")
 
 
 def reshape(a, shape):

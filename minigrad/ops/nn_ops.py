@@ -27,11 +27,13 @@ class Linear(Builtin):
         shape = xd.shape
         if len(shape) > 2:
             xd = be.reshape(xd, (-1, shape[-1]))
-        out = be.matmul(xd, be.transpose(w._data, _T))
+        bd = None if b is None else b._data
+        fused = bd is not None and bd.shape == w._data.shape[:1]
+        # the usual bias (out,) is added by the product itself (one GEMM launch on CUDA)
+        out = be.matmul(xd, be.transpose(w._data, _T), bd if fused else None)
         if len(shape) > 2:
             out = be.reshape(out, shape[:-1] + (out.shape[-1],))
-        if b is not None:
-            bd = b._data
+        if bd is not None and not fused:
             if len(bd.shape) == 1:
                 be.binary_inplace("add", out, bd)  # into the product's fresh memory
             else:
