@@ -613,25 +613,39 @@ class CudaBackend:
         return self.ascontiguous(a if a.dtype == dtype else self.astype(a, dtype))
 
     # ---- matmul ---------------------------------------------------------------------------------
+    @staticmethod
+    def _layout(x):
+        """('n' or 't', leading dim) reading x's last two dims (r, c) where they are, or None
+        when neither has unit stride with the other spanning it (then x needs a copy)."""
+        r, c = x.shape[-2:]
+        item = x.itemsize
+        sr, sc = x.strides[-2] // item, x.strides[-1] // item
+        if (sc == 1 or c == 1) and (sr >= max(c, 1) or r == 1):
+            return "n", max(sr if r > 1 else c, 1)
+        if (sr == 1 or r == 1) and (sc >= max(r, 1) or c == 1):
+            return "t", max(sc if c > 1 else r, 1)
+        return None
+
     def _operand(self, x, batch):
         """x (..., r, c) as (array, batch stride, 'n'|'t', leading dim), with its batch dims
         broadcast to `batch` and flattened to one stride; copies only when the layout demands."""
         r, c = x.shape[-2:]
-        xb = cp.broadcast_to(x, tuple(batch) + (r, c)) if x.ndim - 2 != len(batch) or x.shape[:-2] != tuple(batch) else x
-        item = x.itemsize
-        bdims = [(s, st // item) for s, st in zip(xb.shape[:-2], xb.strides[:-2]) if s != 1]
-        if not bdims or all(st == 0 for _, st in bdims):
-            bstride = 0
-        elif all(bdims[k][1] == bdims[k + 1][1] * bdims[k + 1][0] for k in range(len(bdims) - 1)):
-            bstride = bdims[-1][1]
+        if x.ndim == 2 and not batch:
+            xb, bstride = x, 0
         else:
-            xb = self.ascontiguous(xb)
-            bstride = r * c
-        sr, sc = (st // item for st in xb.strides[-2:])
-        if (sc == 1 or c == 1) and (sr >= max(c, 1) or r == 1):
-            return xb, bstride, "n", max(sr if r > 1 else c, 1)
-        if (sr == 1 or r == 1) and (sc >= max(r, 1) or c == 1):
-            return xb, bstride, "t", max(sc if c > 1 else r, 1)
+            xb = cp.broadcast_to(x, tuple(batch) + (r, c)) if x.ndim - 2 != len(batch) or x.shape[:-2] != tuple(batch) else x
+            item = x.itemsize
+            bdims = [(s, st // item) for s, st in zip(xb.shape[:-2], xb.strides[:-2]) if s != 1]
+            if not bdims or all(st == 0 for _, st in bdims):
+                bstride = 0
+            elif all(bdims[k][1] == bdims[k + 1][1] * bdims[k + 1][0] for k in range(len(bdims) - 1)):
+                bstride = bdims[-1][1]
+            else:
+                xb = self.ascontiguous(xb)
+                bstride = r * c
+        layout = self._layout(xb)
+        if layout is not None:
+            return xb, bstride, layout[0], layout[1]
         xb = self.ascontiguous(xb)
         return xb, (r * c if bstride else 0), "n", max(c, 1)
 
@@ -644,29 +658,37 @@ class CudaBackend:
         if a.dtype.kind != "f":
             names = {"i": "Long" if a.dtype.itemsize == 8 else "Int", "b": "Bool"}
             raise RuntimeError(f"\"addmm_cuda\" not implemented for '{names.get(a.dtype.kind, a.dtype.name)}'")
-        sfx = _SFX[a.dtype]
-        a1, b1 = a.ndim == 1, b.ndim == 1
-        A = a.reshape(1, -1) if a1 else a
-        B = b.reshape(-1, 1) if b1 else b
-        M, K = A.shape[-2:]
-        N = B.shape[-1]
-        batch = np.broadcast_shapes(A.shape[:-2], B.shape[:-2])
-        nb = _prod(batch)
-        C = self.empty(tuple(batch) + (M, N), a.dtype)
+        if a.ndim == 2 and b.ndim == 2:  # the common case (every nn.Linear), without the batch logic
+            M, K = a.shape
+            N = b.shape[1]
+            C = self.empty((M, N), a.dtype)
+            batch, nb = (), 1
+            A, B = a, b
+        else:
+            a1, b1 = a.ndim == 1, b.ndim == 1
+            A = a.reshape(1, -1) if a1 else a
+            B = b.reshape(-1, 1) if b1 else b
+            M, K = A.shape[-2:]
+            N = B.shape[-1]
+            batch = np.broadcast_shapes(A.shape[:-2], B.shape[:-2])
+            nb = _prod(batch)
+            C = self.empty(tuple(batch) + (M, N), a.dtype)
         if C.size:
             if K == 0 and bias is None:
                 self.copyto(C, self.zeros((), a.dtype))
             else:  # the kernel adds the bias in its epilogue (and writes it alone when K == 0)
-                self._gemm(sfx, A, B, C, batch, nb, M, N, K, None if bias is None else self.ascontiguous(bias))
-        if a1:
+                self._gemm(_SFX[a.dtype], self._operand(A, batch), self._operand(B, batch), C, nb, M, N, K,
+                           None if bias is None else self.ascontiguous(bias))
+        if a.ndim == 1:
             C = C.reshape(C.shape[:-2] + (N,))
-        if b1:
+        if b.ndim == 1:
             C = C.reshape(C.shape[:-1])
         return C
 
-    def _gemm(self, sfx, A, B, C, batch, nb, M, N, K, bias=None):
-        Ab, sA, ta, lda = self._operand(A, batch)
-        Bb, sB, tb, ldb = self._operand(B, batch)
+    def _gemm(self, sfx, opA, opB, C, nb, M, N, K, bias=None):
+        """C (nb, M, N), contiguous, = op(A) @ op(B) (+ bias), with the operands as _operand gives them."""
+        Ab, sA, ta, lda = opA
+        Bb, sB, tb, ldb = opB
         big, small = GEMM_TILES[sfx]
         use_big = math.ceil(M / big["bm"]) * math.ceil(N / big["bn"]) * nb >= self.sm_count
         cfg, kname = (big, f"gemm_{ta}{tb}_{sfx}") if use_big else (small, f"gemm_small_{ta}{tb}_{sfx}")
