@@ -251,6 +251,7 @@ MLP_WITH_MINIGRAD_AS_REFERENCE = """
 import minigrad
 from minigrad.bench import gpu
 assert gpu.mlp_section(minigrad, minigrad, 2, 1.0)
+assert gpu.host_section(minigrad, minigrad, 3, 2)
 """
 
 
@@ -304,6 +305,26 @@ def test_quick_run_on_the_emulated_gpu(tmp_path):
     seed, = table_rows(out, "### Seed 003")
     assert seed[0] == "1000x1000 @ 1000x1000" and seed[3].endswith("x") and float(seed[4]) <= gpu.SGEMM_TOL
     assert "### MLP 784-256-10 training step" in out
+    host, = table_rows(out, "### MLP 784-256-10 step (seed loop), host side")   # no CUDA torch here
+    assert host[0] == "minigrad" and host[4] == "17"   # test_cuda_emulated lists the 17 launches
+    assert 0 < float(host[1]) <= float(host[2]) and 0 < float(host[3]) <= 1   # queuing is part of finishing
+    prof = table_rows(out, "minigrad's step under cProfile")
+    assert len(prof) == gpu.PROFILE_TOP
+    own = [float(r[2]) for r in prof]
+    assert own == sorted(own, reverse=True) and all(float(r[1]) > 0 and float(r[3]) >= float(r[2]) for r in prof)
+    packages = dict(kv.rsplit(" ", 1) for kv in out.split("own µs/step by package: ")[1].splitlines()[0].split(", "))
+    assert float(packages["minigrad"]) > 0 and float(packages["built-ins"]) > 0
+
+
+def test_profile_rows_group_own_time_by_package():
+    assert gpu._package("~") == "built-ins"
+    assert gpu._package("/x/site-packages/minigrad/backends/cuda_backend.py") == "minigrad"
+    assert gpu._package("/x/site-packages/cupy/_core/core.pyx") == "cupy"
+    assert gpu._package("/x/site-packages/cupy_backends/cuda/api/runtime.pyx") == "cupy"
+    assert gpu._package("/x/lib/python3.12/heapq.py") == "other"
+    rows, by_package = gpu.profile_rows(lambda: sorted([3, 1, 2]), 10, 10)
+    assert any(name.endswith(":<lambda>") and per_call == 1.0 for name, per_call, _, _ in rows)
+    assert by_package["built-ins"] > 0 and by_package["other"] > 0   # sorted; the lambda (this file)
 
 
 def test_emulated_run_catches_wrong_results_and_exits_1(tmp_path):
@@ -325,6 +346,8 @@ def test_mlp_section_on_the_emulated_gpu(tmp_path):
     assert [r[0] for r in rows] == [gpu.cpu.BY_NAME[name].title for name in gpu.MLP_WORKLOADS]
     for r in rows:
         assert float(r[1]) > 0 and float(r[2]) > 0 and r[4] == f"<= {gpu.MLP_TARGET}" and r[6] == "0.0e+00"
+    host = table_rows(out, "### MLP 784-256-10 step (seed loop), host side")
+    assert [r[0] for r in host] == ["minigrad", "PyTorch"] and [r[4] for r in host] == ["17", "17"]
 
 
 def test_mlp_section_reports_a_nan_as_disagreement(monkeypatch, capsys):

@@ -10,6 +10,10 @@
 4. With a CUDA build of torch: the MLP 784-256-10 training step, minigrad against PyTorch, as
    tensor ops with a hand-written update and as seed 000's loop (nn.Linear, CrossEntropyLoss,
    optim.SGD).
+5. For information, where seed 000's MLP step spends its time on the host: the time to queue
+   steps against the time until the GPU has finished them (for PyTorch too when it is there),
+   minigrad's kernel launches per step, and minigrad's functions that take the most host time
+   (cProfile).
 
 All GPU times come from CUDA events, after warm-up, as the median of --repeat samples. In
 parts 1 and 2 each sample is queued behind a spin kernel so the events see the GPU's time
@@ -41,6 +45,9 @@ EW_TARGET = 0.95   # ours / copy bandwidth, at least
 SEED003_N = 1000
 MLP_TARGET = 1.0   # minigrad / PyTorch time per step, at most
 MIB = 1 << 20
+
+HOST_STEPS, HOST_STEPS_QUICK = 50, 5   # steps per host-side sample: 50 x 17 launches stay below the launch queue
+PROFILE_TOP = 15   # rows of the host profile
 
 MAX_CALLS = 100  # calls queued per sample, far below the driver's launch queue (it would block the host)
 
@@ -355,6 +362,114 @@ def mlp_section(minigrad, torch, repeat, sample_ms):
     return all_good
 
 
+# ---- 5. the MLP step on the host -------------------------------------------------------------------
+def count_launches(minigrad, fn):
+    """How many kernels minigrad's CUDA backend launches while fn runs."""
+    from ..backends import cuda_backend
+    be = cuda_backend.for_device(minigrad.cuda.current_device())
+    launch, calls = be._launch, []
+
+    def counting(*args, **kwargs):
+        calls.append(args[1])
+        return launch(*args, **kwargs)
+    be._launch = counting
+    try:
+        fn()
+    finally:
+        del be._launch   # the class's method again
+    return len(calls)
+
+
+def host_times(lib, step, steps, repeat):
+    """Median (µs per step to queue `steps` steps, µs per step until the GPU has run them)."""
+    queued, done = [], []
+    for _ in range(repeat):
+        lib.cuda.synchronize()
+        t0 = time.perf_counter()
+        for _ in range(steps):
+            step()
+        t1 = time.perf_counter()
+        lib.cuda.synchronize()
+        t2 = time.perf_counter()
+        queued.append((t1 - t0) / steps * 1e6)
+        done.append((t2 - t0) / steps * 1e6)
+    return statistics.median(queued), statistics.median(done)
+
+
+def _package(path):
+    """Whose code a profiled function is: a package name, or built-ins for C functions."""
+    if path == "~":
+        return "built-ins"
+    parts = path.replace("\\", "/").split("/")
+    for pkg in ("minigrad", "cupy", "cupyx", "cupy_backends", "numpy", "torch"):
+        if pkg in parts[:-1]:
+            return "cupy" if pkg.startswith("cupy") else pkg
+    return "other"
+
+
+def profile_rows(fn, calls, top):
+    """cProfile of `calls` calls of fn: the `top` functions by own time, as (name, calls per
+    call of fn, own µs per call of fn, µs with callees per call of fn), and the own time per
+    call of fn summed by package (_package)."""
+    import cProfile
+    import pstats
+    prof = cProfile.Profile()
+    prof.enable()
+    for _ in range(calls):
+        fn()
+    prof.disable()
+    rows, by_package = [], {}
+    for (path, _line, func), (_cc, nc, tt, ct, _callers) in pstats.Stats(prof).stats.items():
+        name = func if path == "~" else f"{os.path.basename(path)}:{func}"
+        rows.append((tt, name, nc / calls, tt / calls * 1e6, ct / calls * 1e6))
+        pkg = _package(path)
+        by_package[pkg] = by_package.get(pkg, 0.0) + tt / calls * 1e6
+    return [r[1:] for r in sorted(rows, reverse=True)[:top]], by_package
+
+
+def host_section(minigrad, torch, steps, repeat):
+    """Informational: no target. Returns False only when something failed."""
+    print("\n### MLP 784-256-10 step (seed loop), host side\n")
+    workload = cpu.BY_NAME["nn_mlp"]
+    data = workload.make_data(np.random.default_rng(cpu.SEED))
+    print("| library | queue µs/step | finished µs/step | queue / finished | kernel launches/step |")
+    print("|---|---:|---:|---:|---:|")
+    ok = True
+    libs = [("minigrad", minigrad)] + ([("PyTorch", torch)] if torch is not None else [])
+    for name, lib in libs:
+        try:
+            step = workload.build(lib, data, "cuda")[0]
+            for _ in range(steps):
+                step()
+            queue_us, done_us = host_times(lib, step, steps, repeat)
+            launches = count_launches(minigrad, step) if lib is minigrad else "-"
+        except Exception as e:
+            error_row(name, e, 5)
+            ok = False
+            continue
+        print(f"| {name} | {queue_us:.1f} | {done_us:.1f} | {queue_us / done_us:.2f} | {launches} |")
+    print(f"\nqueue: host time to issue {steps} back-to-back steps; finished: until the GPU has run them "
+          "too. A queue / finished near 1 means the host is the bottleneck, not the GPU.")
+    try:
+        step = workload.build(minigrad, data, "cuda")[0]
+        for _ in range(steps):
+            step()
+        rows, by_package = profile_rows(step, steps * repeat, PROFILE_TOP)
+        minigrad.cuda.synchronize()
+    except Exception as e:
+        print(f"\nprofile: ERROR {type(e).__name__}: {e}")
+        return False
+    print(f"\nminigrad's step under cProfile, the {PROFILE_TOP} functions with the most own time "
+          "(cProfile slows Python down: compare the rows with each other, not with the table above):\n")
+    print("| function | calls/step | own µs/step | with callees µs/step |")
+    print("|---|---:|---:|---:|")
+    for name, ncalls, own, cum in rows:
+        print(f"| {name} | {ncalls:.1f} | {own:.1f} | {cum:.1f} |")
+    print("\nown µs/step by package: " + ", ".join(
+        f"{pkg} {us:.1f}" for pkg, us in sorted(by_package.items(), key=lambda kv: -kv[1])))
+    return ok
+
+
 # ---- command ------------------------------------------------------------------------------------------
 def add_arguments(parser):
     parser.add_argument("--repeat", type=cpu.positive_int, default=None,
@@ -411,4 +526,5 @@ def run(args):
         minigrad.cuda.empty_cache()
         ok &= seed003_section(minigrad, repeat)
         ok &= mlp_section(minigrad, torch, repeat, 10 * sample_ms)
+        ok &= host_section(minigrad, torch, HOST_STEPS_QUICK if quick else HOST_STEPS, repeat)
     return 0 if ok else 1
