@@ -623,18 +623,6 @@ def test_kept_target_bounds_follow_the_target(emu, monkeypatch):
         F.cross_entropy(x, t2)
 
 
-def _count_launches(monkeypatch, be):
-    """A list of the kernel names the backend launches, and CuPy's copies, from now on."""
-    launched = []
-    launch = type(be)._launch
-
-    def counted(self, filename, kname, *args, **kwargs):
-        launched.append(kname)
-        return launch(self, filename, kname, *args, **kwargs)
-    monkeypatch.setattr(type(be), "_launch", counted)
-    return launched
-
-
 @needs_emulation
 def test_seed_mlp_step_launches(be, emu, monkeypatch):
     """What one step of seed 000's loop runs on the GPU: 17 kernels and no CuPy copies (PyTorch
@@ -642,17 +630,18 @@ def test_seed_mlp_step_launches(be, emu, monkeypatch):
     sums over the batch (no transposed copy), the loss's mean is one launch and its backward
     divides by the count in the kernel, and SGD is one launch per parameter."""
     from collections import Counter
+    from minigrad.backends import cuda_backend
     from minigrad.bench import cpu
     import minigrad
     workload = cpu.BY_NAME["nn_mlp"]
     step, _ = workload.build(minigrad, workload.make_data(np.random.default_rng(0)), "cuda")
     step()
-    launched = _count_launches(monkeypatch, be)
     copies = []
     for name in ("copy", "astype"):
         orig = getattr(emu.ndarray, name)
         monkeypatch.setattr(emu.ndarray, name, lambda self, *a, _o=orig, _n=name, **k: copies.append(_n) or _o(self, *a, **k))
-    step()
+    with cuda_backend.record_launches(be.index) as launched:
+        step()
     assert copies == []
     assert Counter(launched) == Counter({
         "gemm_nt_f32": 1, "relu_f32": 1, "gemm_small_nt_f32": 1,  # forward, biases added by the gemms
@@ -663,16 +652,19 @@ def test_seed_mlp_step_launches(be, emu, monkeypatch):
 
 
 @needs_emulation
-def test_sgd_step_is_one_launch_per_parameter(be, monkeypatch):
+def test_sgd_step_is_one_launch_per_parameter(be):
     import minigrad
+    from minigrad.backends import cuda_backend
     model = minigrad.nn.Sequential(minigrad.nn.Linear(5, 4), minigrad.nn.ReLU(), minigrad.nn.Linear(4, 2)).cuda()
     opt = minigrad.optim.SGD(model.parameters(), lr=0.1)
     model(minigrad.randn(3, 5, device="cuda")).sum().backward()
     before = [be.to_numpy(p._data) for p in model.parameters()]
     grads = [be.to_numpy(p.grad._data) for p in model.parameters()]
-    launched = _count_launches(monkeypatch, be)
-    opt.step()
+    with cuda_backend.record_launches(be.index) as launched:
+        opt.step()
     assert launched == ["axpy_f32"] * 4
+    model(minigrad.randn(3, 5, device="cuda"))
+    assert launched == ["axpy_f32"] * 4   # the recording ended with the block
     for p, b, g in zip(model.parameters(), before, grads):
         assert be.to_numpy(p._data).tobytes() == (b + np.float32(-0.1) * g).tobytes()
 

@@ -6,6 +6,7 @@ copies (contiguous copies, concatenation, device transfers) and gather/scatter i
 elementwise op, reduction, softmax and matmul is one of our kernels. Python scalars reach the
 kernels as NumPy scalars of the exact C type of the parameter.
 """
+import contextlib
 import math
 
 import numpy as np
@@ -35,6 +36,23 @@ def for_device(index):
     if be is None:
         be = _backends[index] = CudaBackend(index)
     return be
+
+
+@contextlib.contextmanager
+def record_launches(index):
+    """Inside the block, the names of the kernels launched on GPU `index`, in order: a
+    diagnostic for benchmarks (launches per training step), not part of the backend contract."""
+    be = for_device(index)
+    launch, names = be._launch, []
+
+    def recording(filename, kname, *args, **kwargs):
+        names.append(kname)
+        return launch(filename, kname, *args, **kwargs)
+    be._launch = recording
+    try:
+        yield names
+    finally:
+        del be._launch   # the class's method again
 
 
 def _prod(shape):

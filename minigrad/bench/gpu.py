@@ -366,18 +366,9 @@ def mlp_section(minigrad, torch, repeat, sample_ms):
 def count_launches(minigrad, fn):
     """How many kernels minigrad's CUDA backend launches while fn runs."""
     from ..backends import cuda_backend
-    be = cuda_backend.for_device(minigrad.cuda.current_device())
-    launch, calls = be._launch, []
-
-    def counting(*args, **kwargs):
-        calls.append(args[1])
-        return launch(*args, **kwargs)
-    be._launch = counting
-    try:
+    with cuda_backend.record_launches(minigrad.cuda.current_device()) as names:
         fn()
-    finally:
-        del be._launch   # the class's method again
-    return len(calls)
+    return len(names)
 
 
 def host_times(lib, step, steps, repeat):
