@@ -386,9 +386,9 @@ def axpy_bits_case(dtype):
 def matmul_bias_bits_case(dtype):
     @custom(f"bias-bits-of-product-then-add-{np.dtype(dtype).name}")
     def check(be, f):
-        # the bias is a separate add after the rounded product, as a product and then an add
-        # give: the same bits whether the backend fuses it or not; the bias here is a strided
-        # view (every other element), which the backend reads where it is or copies
+        # the bias is added after the product is rounded, so every backend gives the bits of a
+        # product followed by an add, fused or not; the bias here is a strided view (every
+        # other element), which the backend reads where it is or copies
         a, b, c = u(33, 70, dtype=dtype), u(70, 41, dtype=dtype), u(82, dtype=dtype)
         ba, bb = be.asarray(a), be.transpose(be.asarray(np.ascontiguousarray(b.T)), (1, 0))
         bias = be.getitem(be.asarray(c), slice(None, None, 2))
