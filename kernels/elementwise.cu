@@ -17,6 +17,11 @@
 //   axpy       axpy_<sfx>(const T* x, T alpha, T* y, n)      y += alpha * x in place (f32, f64);
 //              alpha * x is rounded before the add (never one fused multiply-add), so the bits
 //              are those of the two separate ops
+//   axpy list  axpy_list_<sfx>(T alpha, int count, const T* x0, T* y0, n0, ..., x7, y7, n7)
+//              y_k += alpha * x_k for k < count (at most AXPY_LIST_MAX = 8 slots; the others
+//              are ignored), each with axpy's arithmetic: the optimizers' update of several
+//              parameters in one launch (torch's _foreach_add_). The 3 * count arrays must not
+//              overlap one another (each block walks every slot, so slots run concurrently).
 //   backward   relu_backward_<sfx>, sigmoid_backward_<sfx>, tanh_backward_<sfx>
 //              (const T* g, const T* out, T* dx, n)
 //
@@ -295,6 +300,16 @@ __device__ __forceinline__ void map2(const T* a, const T* b, R* y, i64 n, F f) {
     for (i64 i = done + first; i < n; i += stride) y[i] = f(a[i], b[i]);
 }
 
+// Every block walks every slot with the grid-stride loop of map2; the slot loop is unrolled, so
+// x[k], y[k], n[k] have constant indices and stay in registers.
+template <class T, int SLOTS>
+__device__ __forceinline__ void axpy_list(T alpha, int count, const T* const (&x)[SLOTS],
+                                          T* const (&y)[SLOTS], const i64 (&n)[SLOTS]) {
+#pragma unroll
+    for (int k = 0; k < SLOTS; ++k)
+        if (k < count) map2<T, T>(y[k], x[k], y[k], n[k], Axpy<T>{alpha});
+}
+
 template <class T>
 __device__ __forceinline__ void fill(T* y, T value, i64 n) {
     constexpr int W = 16 / sizeof(T);
@@ -428,6 +443,18 @@ __device__ __forceinline__ void where_strided(const bool* c, const T* a, const T
         map2<T, T>(y, x, y, n, Axpy<T>{alpha});                                \
     }
 
+#define AXPY_LIST_MAX 8
+#define AXPY_SLOT(T, k) const T* x##k, T* y##k, i64 n##k
+#define AXPY_LIST(name, T)                                                     \
+    extern "C" __global__ void name(T alpha, int count, AXPY_SLOT(T, 0), AXPY_SLOT(T, 1), \
+                                    AXPY_SLOT(T, 2), AXPY_SLOT(T, 3), AXPY_SLOT(T, 4),   \
+                                    AXPY_SLOT(T, 5), AXPY_SLOT(T, 6), AXPY_SLOT(T, 7)) { \
+        const T* x[AXPY_LIST_MAX] = {x0, x1, x2, x3, x4, x5, x6, x7};          \
+        T* y[AXPY_LIST_MAX] = {y0, y1, y2, y3, y4, y5, y6, y7};                \
+        const i64 n[AXPY_LIST_MAX] = {n0, n1, n2, n3, n4, n5, n6, n7};         \
+        axpy_list(alpha, count, x, y, n);                                      \
+    }
+
 #define UNARY_ALL(op, F, sfx, T)                                               \
     UNARY_CONTIG(op##_##sfx, T, T, F)                                          \
     UNARY_STRIDED(op##_strided_##sfx, T, T, F)
@@ -467,7 +494,8 @@ __device__ __forceinline__ void where_strided(const bool* c, const T* a, const T
     BINARY_CONTIG(relu_backward_##sfx, T, T, ReluBackward)                     \
     BINARY_CONTIG(sigmoid_backward_##sfx, T, T, SigmoidBackward)               \
     BINARY_CONTIG(tanh_backward_##sfx, T, T, TanhBackward)                     \
-    AXPY(axpy_##sfx, T)
+    AXPY(axpy_##sfx, T)                                                        \
+    AXPY_LIST(axpy_list_##sfx, T)
 
 #define INT_KERNELS(sfx, T)                                                    \
     UNARY_ALL(neg, Neg, sfx, T)                                                \

@@ -984,6 +984,37 @@ def _axpy(L, x, alpha, y, n):
     y.write(i, vals)
 
 
+AXPY_LIST_MAX = 8
+
+
+def _axpy_list(L, alpha, count, *slots):
+    """y_k += alpha * x_k for the first count of the 8 (x, y, n) slots. Every block walks every
+    slot, so the slots' memory must not overlap at all; unused slots must be null and empty."""
+    count = int(count)
+    if not 0 <= count <= AXPY_LIST_MAX:
+        fault(f"axpy_list: count {count} is outside [0, {AXPY_LIST_MAX}]")
+    spans, updates = [], []
+    for k in range(AXPY_LIST_MAX):
+        x, y, n = slots[3 * k: 3 * k + 3]
+        if k >= count:
+            if x.addr or y.addr or int(n):
+                fault(f"axpy_list: unused slot {k} is not (null, null, 0)")
+            continue
+        n = _count("axpy_list", n)
+        i = np.arange(n)
+        updates.append((y, i, y.read(i) + alpha * x.read(i)))
+        if n:
+            _race_check("axpy_list", y.addresses(i), y.isz, x.addresses(i), x.isz)
+            spans += [(x.addr, x.addr + n * x.isz, k, "x"), (y.addr, y.addr + n * y.isz, k, "y")]
+    for a in range(len(spans)):
+        for b in range(a + 1, len(spans)):
+            (lo1, hi1, k1, w1), (lo2, hi2, k2, w2) = spans[a], spans[b]
+            if k1 != k2 and (w1 == "y" or w2 == "y") and lo1 < hi2 and lo2 < hi1:
+                fault(f"axpy_list: slot {k1}'s {w1} overlaps slot {k2}'s {w2} (slots run concurrently)")
+    for y, i, vals in updates:
+        y.write(i, vals)
+
+
 def _register_elementwise():
     f = "elementwise.cu"
     floats, ints = ("f32", "f64"), ("i64", "i32")
@@ -1023,6 +1054,7 @@ def _register_elementwise():
             c, _, _, _ = _ew_binary(f"{op}_backward_{t}", BINARY[f"{op}_backward"])
             _kernel(f, f"{op}_backward_{t}", [f"P:{t}", f"P:{t}", f"P:{t}", "i64"], c)
         _kernel(f, f"axpy_{t}", [f"P:{t}", t, f"P:{t}", "i64"], _axpy)
+        _kernel(f, f"axpy_list_{t}", [t, "i32"] + [f"P:{t}", f"P:{t}", "i64"] * AXPY_LIST_MAX, _axpy_list)
 
 
 # ---- error scales for the compiled-kernel check ----

@@ -383,6 +383,75 @@ def axpy_bits_case(dtype):
     return check
 
 
+def _foreach_check(be, f, pairs, alpha, views=()):
+    """Runs f (foreach_axpy) over pairs of host arrays and checks every dst against the same
+    updates made one at a time in NumPy, in order and bit for bit. pairs: (dst index, src)
+    where the dsts are a list of host arrays (an index may repeat) and a src is a host array,
+    ("flat", array): the array as a reshaped view of a flat one (as gradients often are), or
+    ("dst", j): the dst array j itself; views: (dst index, base index, index) entries that make
+    that dst a view of another dst."""
+    dsts, plan = pairs
+    host = [d.copy() for d in dsts]
+    dev = [be.asarray(d) for d in dsts]
+    for i, base, sl in views:
+        dev[i] = be.getitem(dev[base], sl)
+        host[i] = host[base][sl]
+    srcs, ref_srcs = [], []
+    for _, s in plan:
+        if isinstance(s, tuple) and s[0] == "flat":
+            srcs.append(be.reshape(be.asarray(s[1].reshape(-1)), s[1].shape))
+            ref_srcs.append(s[1])
+        elif isinstance(s, tuple):
+            srcs.append(dev[s[1]])
+            ref_srcs.append(s)
+        else:
+            srcs.append(be.asarray(s))
+            ref_srcs.append(s)
+    f([dev[i] for i, _ in plan], srcs, alpha)
+    for (i, _), s in zip(plan, ref_srcs):  # the reference: one pair after another
+        s = host[s[1]].copy() if isinstance(s, tuple) else s
+        np.add(host[i], np.multiply(s, alpha, dtype=host[i].dtype), out=host[i], casting="unsafe")
+    for j, d in enumerate(dev):
+        got = be.to_numpy(d)
+        assert got.dtype == host[j].dtype and got.shape == host[j].shape, j
+        assert got.tobytes() == np.ascontiguousarray(host[j]).tobytes(), f"dst {j} differs"
+
+
+@custom("eleven-pairs-bits-of-axpy")
+def foreach_axpy_many(be, f):
+    # more pairs than one CUDA launch takes (8), float32 and float64 runs, an empty and a 0-d
+    # dst, and pairs the CUDA backend updates one at a time: a transposed dst, a broadcast src
+    shapes = [(3, 4), (10,), (784, 256), (5,), (0, 3), (), (7, 9), (4099,), (1,), (2, 3), (300,)]
+    dsts = [u(*s, dtype=F64 if k in (3, 4, 5) else F32) for k, s in enumerate(shapes)]
+    plan = [(k, u(*d.shape, dtype=d.dtype)) for k, d in enumerate(dsts)]
+    plan[9] = (9, u(3))                     # broadcast src
+    plan[2] = (2, ("flat", plan[2][1]))     # views of other memory, as gradients often are
+    plan[7] = (7, ("flat", plan[7][1]))
+    _foreach_check(be, f, (dsts, plan), -0.1)
+    dsts = [u(3, 4), u(6), u(4, 3)]
+    plan = [(0, u(3, 4)), (1, u(6)), (2, u(4, 3))]
+    # the middle dst a transposed view of a new array: the backend sees a non-contiguous dst
+    t = be.transpose(be.asarray(np.ascontiguousarray(dsts[2].T)), (1, 0))
+    ds = [be.asarray(dsts[0]), be.asarray(dsts[1]), t]
+    f(ds, [be.asarray(s) for _, s in plan], 0.5)
+    for d, h, (_, s) in zip(ds, dsts, plan):
+        assert be.to_numpy(d).tobytes() == (h + F32(0.5) * s).tobytes()
+
+
+@custom("aliasing-pairs-in-order")
+def foreach_axpy_aliasing(be, f):
+    a, b, c = u(5), u(5), u(5)
+    # a dst twice: both updates land, one after the other
+    _foreach_check(be, f, ([a, b], [(0, u(5)), (1, u(5)), (0, u(5))]), 0.25)
+    # a src that is an earlier or a later dst: it is read as the sequence of updates leaves it
+    _foreach_check(be, f, ([a, b, c], [(0, ("dst", 1)), (1, u(5)), (2, ("dst", 1))]), -2.0)
+    # a dst that is a view of another dst in the list; two dsts that are rows of one array
+    _foreach_check(be, f, ([u(4, 6), u(6)], [(0, u(4, 6)), (1, u(6))]), 0.5, views=[(1, 0, (2,))])
+    _foreach_check(be, f, ([u(4, 6), u(6), u(6), u(3)], [(1, u(6)), (2, u(6)), (3, u(3))]), 0.5,
+                   views=[(1, 0, (1,)), (2, 0, (3,))])
+    f([], [], 1.0)  # nothing to do
+
+
 def matmul_bias_bits_case(dtype):
     @custom(f"bias-bits-of-product-then-add-{np.dtype(dtype).name}")
     def check(be, f):
@@ -718,6 +787,7 @@ TABLE = {
                      label="exact"),
              raises(ValueError, u(3), u(2, 3), 1.0, label="would-grow-dst"),
              axpy_bits_case(F32), axpy_bits_case(F64)],
+    "foreach_axpy": [foreach_axpy_many, foreach_axpy_aliasing],
     "copyto": [mutates(u(2, 3), u(2, 3), target=0, ref=lambda d, s: s),
                mutates(u(2, 3), arr(5.0, F32), target=0, expect=np.full((2, 3), 5.0)),
                mutates(u(2, 3, dtype=F64), u(3, dtype=F64), target=0, ref=lambda d, s: np.broadcast_to(s, d.shape)),

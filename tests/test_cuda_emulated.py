@@ -625,10 +625,10 @@ def test_kept_target_bounds_follow_the_target(emu, monkeypatch):
 
 @needs_emulation
 def test_seed_mlp_step_launches(be, emu, monkeypatch):
-    """What one step of seed 000's loop runs on the GPU: 17 kernels and no CuPy copies (PyTorch
+    """What one step of seed 000's loop runs on the GPU: 14 kernels and no CuPy copies (PyTorch
     eager runs about as many). Each layer's bias is added by its gemm, the bias gradients are column
     sums over the batch (no transposed copy), the loss's mean is one launch and its backward
-    divides by the count in the kernel, and SGD is one launch per parameter."""
+    divides by the count in the kernel, and SGD updates the four parameters in one launch."""
     from collections import Counter
     from minigrad.backends import cuda_backend
     from minigrad.bench import cpu
@@ -648,25 +648,37 @@ def test_seed_mlp_step_launches(be, emu, monkeypatch):
         "cross_entropy_fwd_f32": 1, "mean_rows_f32": 1,                                  # loss
         "fill_f32": 1, "cross_entropy_bwd_f32": 1,                                       # d loss
         "gemm_nn_f32": 1, "gemm_tn_f32": 2, "sum_cols_f32": 2, "relu_backward_f32": 1,   # backward
-        "axpy_f32": 4})                                                                  # SGD
+        "axpy_list_f32": 1})                                                             # SGD
 
 
 @needs_emulation
-def test_sgd_step_is_one_launch_per_parameter(be):
+def test_sgd_step_updates_eight_parameters_per_launch(be):
+    """Plain SGD on the GPU is torch's foreach update: up to eight parameters per axpy_list launch,
+    each with the bits of its own p + (-lr) * g; a parameter without a gradient is left alone
+    and keeps its version."""
     import minigrad
     from minigrad.backends import cuda_backend
-    model = minigrad.nn.Sequential(minigrad.nn.Linear(5, 4), minigrad.nn.ReLU(), minigrad.nn.Linear(4, 2)).cuda()
-    opt = minigrad.optim.SGD(model.parameters(), lr=0.1)
+    nn = minigrad.nn
+    layers = [nn.Linear(5, 5) for _ in range(5)] + [nn.Linear(5, 2)]
+    model = nn.Sequential(*layers).cuda()
+    frozen = nn.Linear(5, 5).cuda()     # in the optimizer, never used: its grads stay None
+    params = list(model.parameters()) + list(frozen.parameters())
+    opt = minigrad.optim.SGD(params, lr=0.1)
     model(minigrad.randn(3, 5, device="cuda")).sum().backward()
-    before = [be.to_numpy(p._data) for p in model.parameters()]
-    grads = [be.to_numpy(p.grad._data) for p in model.parameters()]
+    before = [be.to_numpy(p._data) for p in params]
+    grads = [None if p.grad is None else be.to_numpy(p.grad._data) for p in params]
+    versions = [p._version for p in params]
     with cuda_backend.record_launches(be.index) as launched:
         opt.step()
-    assert launched == ["axpy_f32"] * 4
+    assert launched == ["axpy_list_f32"] * 2     # 12 parameters with gradients: 8 + 4
     model(minigrad.randn(3, 5, device="cuda"))
-    assert launched == ["axpy_f32"] * 4   # the recording ended with the block
-    for p, b, g in zip(model.parameters(), before, grads):
-        assert be.to_numpy(p._data).tobytes() == (b + np.float32(-0.1) * g).tobytes()
+    assert launched == ["axpy_list_f32"] * 2     # the recording ended with the block
+    for p, b, g, v in zip(params, before, grads, versions):
+        if g is None:
+            assert be.to_numpy(p._data).tobytes() == b.tobytes() and p._version == v
+        else:
+            assert be.to_numpy(p._data).tobytes() == (b + np.float32(-0.1) * g).tobytes()
+            assert p._version == v + 1
 
 
 @needs_emulation
@@ -728,6 +740,23 @@ def test_emulation_catches_out_of_bounds_and_dangling_pointers(be, emu):
         be._launch("matmul.cu", "gemm_small_nn_f32", (1, 1, 1), (256,),
                    (x, x, y, past_the_end, np.int32(1), np.int32(1), np.int32(1), *(np.int64(1),) * 3,
                     *(np.int64(0),) * 3))
+
+
+@needs_emulation
+def test_emulation_catches_overlapping_axpy_list_slots(be, emu):
+    x, y = be.asarray(np.ones(8, F32)), be.asarray(np.ones(8, F32))
+    null, rest = np.uint64(0), (np.uint64(0), np.uint64(0), np.int64(0)) * 6
+
+    def launch(count, s0, s1, tail=rest):
+        be._launch("elementwise.cu", "axpy_list_f32", (1,), (256,), (np.float32(2), np.int32(count)) + s0 + s1 + tail)
+    launch(2, (x[:4], y[:4], np.int64(4)), (x[4:], y[4:], np.int64(4)))   # two halves: no overlap
+    assert be.to_numpy(y).tolist() == [3.0] * 8
+    with pytest.raises(emu.EmulatedFault, match="slot 0's y overlaps slot 1's y"):
+        launch(2, (x[:4], y[:4], np.int64(4)), (x[4:], y[2:6], np.int64(4)))
+    with pytest.raises(emu.EmulatedFault, match="slot 0's x overlaps slot 1's y"):
+        launch(2, (y[:4], x[:4], np.int64(4)), (x[4:], y[2:6], np.int64(4)))
+    with pytest.raises(emu.EmulatedFault, match="unused slot 1"):
+        launch(1, (x, y, np.int64(8)), (x, y, np.int64(8)))
 
 
 @needs_emulation

@@ -349,6 +349,28 @@ def test_axpy_in_place(n, offset, dtype):
     np.testing.assert_array_equal(out, y + alpha * x)   # the bits of NumPy's multiply then add
 
 
+@pytest.mark.parametrize("count", [2, 5, 8])
+@pytest.mark.parametrize("dtype", [F32, F64], ids=["f32", "f64"])
+def test_axpy_list_is_axpy_per_slot(count, dtype):
+    # the optimizers' foreach update: each used slot gets exactly axpy's bits, at any size and
+    # alignment, with a grid far smaller than the work (every block walks every slot)
+    rng = np.random.default_rng(count)
+    mod = cuda_on_cpu.load_kernel_file("elementwise.cu")
+    sfx = "f32" if dtype == F32 else "f64"
+    alpha = dtype(-0.1)
+    sizes = [1, 5, 1000, 4099, 7, 0, 300, 33][:count]
+    args, pairs = [alpha, I32(count)], []
+    for k, n in enumerate(sizes):
+        x = rng.uniform(-3, 3, n).astype(dtype)
+        y = rng.uniform(-3, 3, n).astype(dtype)
+        args += [(x, k % 2), (y, k % 2), I64(n)]   # odd slots misaligned for 16-byte vectors
+        pairs.append((x, y))
+    args += [np.uint64(0), np.uint64(0), I64(0)] * (8 - count)   # unused slots: null
+    outs = _run(mod, f"axpy_list_{sfx}", (3,), (256,), args, [3 + 3 * k for k in range(count)])
+    for out, (x, y) in zip(outs, pairs):
+        assert out.tobytes() == (y + alpha * x).tobytes()   # NumPy's multiply then add
+
+
 def _meta(shape, *stride_sets):
     return np.array(list(shape) + [s for strides in stride_sets for s in strides], I64)
 

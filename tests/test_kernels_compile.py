@@ -100,14 +100,16 @@ def _entry_body(ptx, name):
     return ptx[m.start(): m.end() + nxt.start() if nxt else len(ptx)]
 
 
+@pytest.mark.parametrize("kernel", ["axpy", "axpy_list"])
 @pytest.mark.parametrize("sfx", ["f32", "f64"])
-def test_axpy_rounds_the_product_before_the_add(compiled, sfx):
-    """The optimizers' p += alpha * g gives the bits of a multiply then an add on every backend:
-    no fused multiply-add, which NVRTC would otherwise contract a + b * c into."""
+def test_axpy_rounds_the_product_before_the_add(compiled, sfx, kernel):
+    """The optimizers' p += alpha * g gives the bits of a multiply then an add on every backend
+    (one parameter per launch, or a list of them): no fused multiply-add, which NVRTC would
+    otherwise contract a + b * c into."""
     _, _, ptx = compiled[("elementwise.cu", "sm_90")]
-    body = _entry_body(ptx, f"axpy_{sfx}")
+    body = _entry_body(ptx, f"{kernel}_{sfx}")
     assert re.search(rf"\bmul\.rn\.{sfx}\b", body) and re.search(rf"\badd\.(rn\.)?{sfx}\b", body), body[:3000]
-    assert not re.search(r"\bfma\.", body), f"axpy_{sfx} fuses the multiply into the add"
+    assert not re.search(r"\bfma\.", body), f"{kernel}_{sfx} fuses the multiply into the add"
     # the control: the same source written as a plain y + alpha * x is contracted
     src = ('extern "C" __global__ void plain(const float* x, float a, float* y, long long n) {'
            ' long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; if (i < n) y[i] = y[i] + a * x[i]; }')

@@ -23,8 +23,8 @@ from .numpy_backend import _check_bias
 name = "cuda"
 ndarray = cp.ndarray
 
-from .cuda_kernel_table import (BLOCK, BOOL_BINARY, CTYPE as _CTYPE, GEMM_TILES, GRID_YZ_MAX, MAX_DIMS,
-                                SFX as _SFX, col_launch, row_launch)
+from .cuda_kernel_table import (AXPY_LIST_MAX, BLOCK, BOOL_BINARY, CTYPE as _CTYPE, GEMM_TILES, GRID_YZ_MAX,
+                                MAX_DIMS, SFX as _SFX, col_launch, row_launch)
 
 
 _backends = {}
@@ -399,6 +399,51 @@ class CudaBackend:
                              (src, _CTYPE[sfx](alpha), dst, np.int64(dst.size)))
             return
         self.binary_inplace("add", dst, self.mul(src, alpha))
+
+    def foreach_axpy(self, dsts, srcs, alpha):
+        """axpy(dst, src, alpha) for each pair in order (torch's _foreach_add_(dsts, srcs,
+        alpha=alpha)): runs of up to AXPY_LIST_MAX pairs go in one axpy_list launch, with axpy's
+        bits. The kernel updates a run's pairs concurrently, so a pair joins a run only when its
+        memory cannot meet another pair's: its dst is the only dst on its allocation, and its src
+        is on none of the dsts' allocations (arrays on different allocations never overlap; the
+        allocation is the array a view was taken from). It must also be contiguous floats of
+        one shape and dtype. Any other pair is one axpy, after the run before it."""
+        owners = {}  # id of each dst's allocation -> how many dsts are on it
+        for d in dsts:
+            k = id(d if d.base is None else d.base)
+            owners[k] = owners.get(k, 0) + 1
+        run, sfx = [], None
+        for d, s in zip(dsts, srcs):
+            t = _SFX.get(d.dtype)
+            if (t in ("f32", "f64") and s.dtype == d.dtype and s.shape == d.shape
+                    and owners[id(d if d.base is None else d.base)] == 1
+                    and id(s if s.base is None else s.base) not in owners
+                    and d.flags.c_contiguous and s.flags.c_contiguous):
+                if not d.size:
+                    continue
+                if t != sfx or len(run) == AXPY_LIST_MAX:
+                    self._axpy_list(sfx, run, alpha)
+                    run, sfx = [], t
+                run.append((d, s))
+            else:
+                self._axpy_list(sfx, run, alpha)
+                run = []
+                self.axpy(d, s, alpha)
+        self._axpy_list(sfx, run, alpha)
+
+    def _axpy_list(self, sfx, pairs, alpha):
+        if not pairs:
+            return
+        if len(pairs) == 1:
+            self.axpy(pairs[0][0], pairs[0][1], alpha)
+            return
+        null = np.uint64(0)
+        args = [_CTYPE[sfx](alpha), np.int32(len(pairs))]
+        for d, s in pairs:
+            args += (s, d, np.int64(d.size))
+        args += (null, null, np.int64(0)) * (AXPY_LIST_MAX - len(pairs))
+        self._launch("elementwise.cu", f"axpy_list_{sfx}", self._grid(max(d.size for d, _ in pairs)),
+                     (BLOCK,), tuple(args))
 
     def vdot(self, a, b):
         """The sum of a * b over every element, as a 0-d array."""

@@ -182,6 +182,13 @@ def axpy(dst, src, alpha):
     _INPLACE["add"](dst, np.multiply(src, alpha), dst)
 
 
+def foreach_axpy(dsts, srcs, alpha):
+    """axpy(dst, src, alpha) for each pair, in order (torch's _foreach_add_(dsts, srcs,
+    alpha=alpha)); the CUDA backend updates several pairs per launch."""
+    for dst, src in zip(dsts, srcs):
+        axpy(dst, src, alpha)
+
+
 # np.vdot sums with BLAS in a few SIMD lanes: one call instead of a product and a pairwise sum,
 # and as accurate as the pairwise sum while the vectors are short
 _VDOT_BLAS_MAX = 1024

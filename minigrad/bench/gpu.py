@@ -46,7 +46,7 @@ SEED003_N = 1000
 MLP_TARGET = 1.0   # minigrad / PyTorch time per step, at most
 MIB = 1 << 20
 
-HOST_STEPS, HOST_STEPS_QUICK = 50, 5   # steps per host-side sample: 50 x 17 launches stay below the launch queue
+HOST_STEPS, HOST_STEPS_QUICK = 50, 5   # steps per host-side sample: 50 x 14 launches stay below the launch queue
 PROFILE_TOP = 15   # rows of the host profile
 
 MAX_CALLS = 100  # calls queued per sample, far below the driver's launch queue (it would block the host)

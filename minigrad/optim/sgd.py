@@ -49,13 +49,23 @@ class SGD(Optimizer):
                 continue
             # the plain update p -= lr * g, as p += (-lr) * g (the same bits); maximize: p += lr * g
             alpha = lr if group["maximize"] else -lr
+            lists = None  # GPU parameters: backend -> (params' arrays, grads' arrays), one foreach call each
             for p in group["params"]:
                 g = p._grad
                 if g is None:
                     continue
-                be = p._device.backend
+                dev = p._device
+                be = dev.backend
                 gd = g._data
-                if gd.size <= _optimizer._BLOCK:  # _blocks would return it whole: skip the call
+                if dev.type != "cpu":
+                    if lists is None:
+                        lists = {}
+                    pair = lists.get(be)
+                    if pair is None:
+                        pair = lists[be] = ([], [])
+                    pair[0].append(p._data)
+                    pair[1].append(gd)
+                elif gd.size <= _optimizer._BLOCK:  # _blocks would return it whole: skip the call
                     be.axpy(p._data, gd, alpha)
                 else:
                     for pb, gb in _blocks(p._device, p._data, gd):
@@ -65,6 +75,9 @@ class SGD(Optimizer):
                     p._vc = [1, 0]
                 else:
                     vc[0] += 1
+            if lists is not None:  # torch's foreach path: few launches for many parameters
+                for be, (ps, gs) in lists.items():
+                    be.foreach_axpy(ps, gs, alpha)
         return loss
 
     def _general_step(self, group, lr):
