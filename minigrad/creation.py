@@ -13,11 +13,58 @@ def _finish(data, device, requires_grad):
     return t
 
 
+def _leaf_kinds(seq, acc):
+    """Adds to acc what decides the dtype of each element of the nested sequence seq: the type
+    of a Python or NumPy scalar, the dtype of an array or tensor."""
+    kinds = set(map(type, seq))
+    if list in kinds or tuple in kinds or Tensor in kinds or np.ndarray in kinds:
+        for x in seq:
+            c = x.__class__
+            if c is list or c is tuple:
+                _leaf_kinds(x, acc)
+            elif isinstance(x, (Tensor, np.ndarray)):
+                acc.add(x.dtype)
+            else:
+                acc.add(c)
+    else:
+        acc |= kinds
+
+
+def _kind_dtype(k):
+    if k is float:
+        return _dt.get_default_dtype()
+    if k is int:
+        return _dt.int64
+    if k is bool:
+        return _dt.bool_
+    if isinstance(k, _dt.dtype):
+        return k
+    if isinstance(k, np.dtype) or (isinstance(k, type) and issubclass(k, np.generic)):
+        return _dt.from_numpy_dtype(np.dtype(k))
+    return None
+
+
 def _infer_dtype(host, data):
-    """torch.tensor's dtype inference: NumPy arrays and tensors keep their dtype; Python data gets
-    bool, int64 or the default float."""
+    """torch.tensor's dtype inference: NumPy arrays and tensors keep their dtype; Python numbers
+    give bool, int64 or the default float; NumPy scalars and tensors inside a sequence keep
+    theirs; a sequence takes the promotion of its elements' dtypes (torch's infer_scalar_type,
+    so [np.float64(1), 2] is float64 and [1.5, np.float64(2)] float64 too)."""
     if isinstance(data, (np.ndarray, Tensor)):
         return _dt.from_numpy_dtype(host.dtype)
+    kinds = set()
+    if isinstance(data, (list, tuple)):
+        _leaf_kinds(data, kinds)
+    else:
+        kinds.add(data.__class__)
+    if kinds and not kinds <= {float, int, bool}:
+        result = None
+        for k in kinds:
+            d = _kind_dtype(k)
+            if d is None:
+                break
+            result = d if result is None else _dt.promote_types(result, d)
+        else:
+            return result
     kind = host.dtype.kind
     if kind == "b":
         return _dt.bool_
@@ -57,8 +104,37 @@ def _ragged_message(data):
     return "expected a rectangular nested sequence of numbers"
 
 
+def _check_int_range(data):
+    """torch's error for Python integers outside int64 in data without floats (NumPy would make
+    them uint64 or objects, or wrap them)."""
+    kinds = set()
+    if isinstance(data, (list, tuple)):
+        _leaf_kinds(data, kinds)
+    else:
+        kinds.add(data.__class__)
+    if int in kinds and float not in kinds:
+        flat = [data] if data.__class__ is int else data
+        stack = [flat]
+        while stack:
+            for x in stack.pop():
+                c = x.__class__
+                if c is int and not -(1 << 63) <= x < (1 << 63):
+                    raise ValueError("Overflow when unpacking long long")
+                if c is list or c is tuple:
+                    stack.append(x)
+
+
 def tensor(data, dtype=None, device=None, requires_grad=False, pin_memory=False):
-    host = _host_array(data)
+    if not isinstance(data, (np.ndarray, Tensor)):
+        try:
+            host = _host_array(data)
+        except (TypeError, OverflowError):
+            _check_int_range(data)
+            raise
+        if host.dtype.kind in "uf" and (data.__class__ is int or isinstance(data, (list, tuple))):
+            _check_int_range(data)
+    else:
+        host = _host_array(data)
     dtype = _infer_dtype(host, data) if dtype is None else _dt.to_dtype(dtype)
     dev = canonical(device)
     return _finish(dev.backend.asarray(host.astype(dtype.np, copy=False)), dev, requires_grad)

@@ -25,7 +25,7 @@ Tensor.__truediv__ = ew.binary_method(ew.Div, True)
 Tensor.__rtruediv__ = lambda self, other: rbinary(ew.Div, self, other, True)
 Tensor.__pow__ = ew.binary_method(ew.Pow)
 Tensor.__rpow__ = lambda self, other: rbinary(ew.Pow, self, other)
-Tensor.__matmul__ = lambda self, other: linalg.matmul(self, other) if isinstance(other, Tensor) else NotImplemented
+Tensor.__matmul__ = lambda self, other: _matmul_method(self, other)
 Tensor.__rmatmul__ = lambda self, other: NotImplemented
 Tensor.__neg__ = ew.unary_method(ew.Neg)
 Tensor.__pos__ = lambda self: self
@@ -34,8 +34,8 @@ Tensor.__invert__ = lambda self: _invert(self)
 Tensor.__and__ = lambda self, other: _logical(self, other, "mul")
 Tensor.__or__ = lambda self, other: _logical(self, other, "maximum")
 
-Tensor.add = lambda self, other, alpha=1: binary(ew.Add, self, other if alpha == 1 else other * alpha)
-Tensor.sub = lambda self, other, alpha=1: binary(ew.Sub, self, other if alpha == 1 else other * alpha)
+Tensor.add = lambda self, other, alpha=1: ew.binary_alpha(ew.Add, self, other, alpha, "add")
+Tensor.sub = lambda self, other, alpha=1: ew.binary_alpha(ew.Sub, self, other, alpha, "sub")
 Tensor.mul = Tensor.__mul__
 Tensor.div = Tensor.__truediv__
 Tensor.pow = lambda self, exponent: self.__pow__(exponent)
@@ -50,8 +50,23 @@ Tensor.minimum = lambda self, other: ew.binary(ew.Minimum, self, _tensor_arg(oth
 
 def _tensor_arg(x, name):
     if not isinstance(x, Tensor):
-        raise TypeError(f"{name}(): argument 'other' must be Tensor, not {type(x).__name__}")
+        from ._typename import typename
+        raise TypeError(f"{name}(): argument 'other' must be Tensor, not {typename(type(x))}")
     return x
+
+
+def _matmul_method(a, b):
+    """a @ b for a Tensor a. A NumPy array b counts as a tensor of its dtype, the two promoted (as
+    torch does for `tensor @ ndarray`); anything else is left to b's __rmatmul__."""
+    if isinstance(b, Tensor):
+        return linalg.matmul(a, b)
+    if not hasattr(b, "__array_interface__"):
+        return NotImplemented
+    from .creation import tensor
+    from .dtypes import promote_types
+    b = tensor(b)
+    rd = promote_types(a.dtype, b.dtype)
+    return linalg.matmul(a.to(rd), b.to(rd))
 
 
 def _invert(t):

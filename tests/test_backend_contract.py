@@ -736,6 +736,10 @@ TABLE = {
             out(arr([0.0, 2.0], F32), arr([0.0, 3.0], F32), expect=[1.0, 8.0], dtype=F32),
             out(ints(2, 3, lo=-3, hi=4), 2, ref=np.power),
             out(2.0, u(3, dtype=F64), ref=np.power),
+            # negative integer exponents: torch's 1 for a base of 1, +-1 for -1, else 0
+            out(arr([2, 3, 1, -1, -1, 0, -2], I64), arr([-1, 2, -5, -3, -2, 3, -1], I64),
+                expect=[0, 9, 1, -1, 1, 0, 0], dtype=I64, label="negative-int-exponents"),
+            out(arr([1, -1, 5], I32), arr([-2], I32), expect=[1, 1, 0], dtype=I32, label="negative-int32-exponent"),
             raises(ValueError, u(2, 3, lo=0.1), u(4))],
     "maximum": arith_rows(np.maximum)
     + [out(arr([np.nan, 1.0, 2.0], F64), arr([0.0, np.nan, 1.0], F64), expect=[np.nan, np.nan, 2.0],

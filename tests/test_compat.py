@@ -116,6 +116,30 @@ def test_index_with_numpy_arrays_ranges_and_empty_lists(device):
         minigrad.ones(3)[np.array([0.5])]
 
 
+def _int_and_advanced_index_program(torch, device):
+    # torch applies the integers first (basic selections), so x[0, :, [1, 2]] keeps the indexed
+    # dim in place: (3, 2); NumPy's rule would move it to the front: (2, 3)
+    x = torch.arange(120.0, device=device).view(2, 3, 4, 5).requires_grad_()
+    reads = [x[0, :, [1, 2]], x[1, :, torch.tensor([0, 3], device=device)], x[[1, 0], 2, :, [2, 3]],
+             x[..., [0, 1], 2], x[0, None, [1, 2], 1], x[torch.tensor(1, device=device), :, [1, 2], 0],
+             x[0, 1, torch.tensor([True, False, True, True], device=device)]]
+    (reads[0] * torch.arange(30.0, device=device).view(3, 2, 5)).sum().backward()
+    y = torch.zeros(2, 3, 4, device=device)
+    y[0, :, [1, 2]] = torch.arange(6.0, device=device).reshape(3, 2)
+    y[1, [0, 2], 3] = -1.0
+    return reads + [x.grad, y]
+
+
+def test_integer_and_advanced_index_in_torch_order(device):
+    mine, theirs = run_both(_int_and_advanced_index_program, device)
+    same(mine, theirs)
+    assert tuple(mine[0].shape) == (3, 2, 5) and tuple(mine[2].shape) == (2, 4)
+    ref = np.zeros((2, 3, 4))
+    ref[0][:, [1, 2]] = np.arange(6.0).reshape(3, 2)
+    ref[1][[0, 2], 3] = -1.0
+    np.testing.assert_array_equal(arr(mine[-1]), ref)
+
+
 # --- NumPy's axis= and keepdims= ----------------------------------------------------------------
 
 def _axis_program(torch):

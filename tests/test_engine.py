@@ -79,3 +79,41 @@ def test_in_place_rebase_keeps_edges_pointing_to_older_nodes(device):
     loss.backward()
     xv = np.array([1., 2., 3.])
     np.testing.assert_allclose(x.grad.tolist(), 3 + 2 * np.exp(xv), rtol=1e-6)
+
+
+def test_root_gradients_take_their_outputs_dtype(device):
+    # torch's engine casts the gradient handed to backward() or autograd.grad to the output's
+    # dtype, so .grad keeps its tensor's dtype
+    x = minigrad.tensor([1., 2.], device=device, requires_grad=True)
+    (x * 2).backward(minigrad.ones(2, dtype=minigrad.float64, device=device))
+    assert x.grad.dtype == minigrad.float32 and x.grad.tolist() == [2.0, 2.0]
+    d = minigrad.tensor([1., 2.], dtype=minigrad.float64, device=device, requires_grad=True)
+    (d * 3).backward(minigrad.ones(2, device=device))
+    assert d.grad.dtype == minigrad.float64 and d.grad.tolist() == [3.0, 3.0]
+    g, = minigrad.autograd.grad(x * 2, x, minigrad.ones(2, dtype=minigrad.float64, device=device))
+    assert g.dtype == minigrad.float32
+
+
+def test_hooks_may_not_change_a_gradients_type_or_size(device):
+    import pytest
+    cases = [(lambda g: g.double(), RuntimeError,
+              r"hook '<lambda>' has changed the type of value \(was minigrad\.(cuda\.)?FloatTensor got "
+              r"minigrad\.(cuda\.)?DoubleTensor\)"),
+             (lambda g: g[:1], RuntimeError, "hook '<lambda>' has changed the size of value"),
+             (lambda g: 3, TypeError, "expected Variable, but hook returned 'int'")]
+    for hook, exc, message in cases:
+        for leaf in (True, False):
+            x = minigrad.tensor([1., 2.], device=device, requires_grad=True)
+            y = x if leaf else x * 1
+            y.register_hook(hook)
+            with pytest.raises(exc, match=message):
+                (y * 2).sum().backward()
+
+
+def test_unused_input_error_names_its_index(device):
+    import pytest
+    x = minigrad.tensor([1., 2.], device=device, requires_grad=True)
+    y = minigrad.tensor([3.], device=device, requires_grad=True)
+    with pytest.raises(RuntimeError, match="The differentiated Tensor at index 1 appears to not have been used "
+                                           "in the graph. Set allow_unused=True"):
+        minigrad.autograd.grad((x * 2).sum(), [x, y])

@@ -32,6 +32,8 @@ def _make_grads(outputs, grads):
                                    f"devices, {g._device} and {t._device}!")
             if not t._requires_grad:
                 raise RuntimeError(f"element {i} of tensors does not require grad and does not have a grad_fn")
+            if g._data.dtype != t._data.dtype:  # torch's engine casts a root gradient to its output's dtype
+                g = g.to(t.dtype)
         out.append(g)
     return out
 

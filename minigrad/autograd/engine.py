@@ -125,7 +125,8 @@ def run_backward(outputs, grads, retain_graph, create_graph, inputs=None, allow_
 
     if capture is not None:
         if not allow_unused and any(r is None for r in results):
-            raise RuntimeError("One of the differentiated Tensors appears to not have been used "
+            i = next(i for i, r in enumerate(results) if r is None)
+            raise RuntimeError(f"The differentiated Tensor at index {i} appears to not have been used "
                                "in the graph. Set allow_unused=True if this is the desired behavior.")
         return tuple(results)
     return None
@@ -178,8 +179,10 @@ def _run_tensor_hooks(node, buf, raw):
         for nr, hook in list(node._tensor_hooks.values()):
             g = buf.get(nr)
             if g is not None:
-                new = hook(_make(g, dev) if raw else g)
+                old = _make(g, dev) if raw else g
+                new = hook(old)
                 if new is not None:
+                    _check_hook_result(hook, old, new)
                     buf[nr] = new._data if raw else new
     if node._retained:
         for nr, ref in node._retained.items():
@@ -256,6 +259,20 @@ def _check_grads(node, result):
     return tuple(checked)
 
 
+def _check_hook_result(hook, old, new):
+    """torch's checks on what a tensor hook returned in place of the gradient."""
+    from ..tensor import Tensor
+    if not isinstance(new, Tensor):
+        raise TypeError(f"expected Variable, but hook returned '{type(new).__name__}'")
+    name = getattr(hook, "__name__", type(hook).__name__)
+    if new._data.dtype != old._data.dtype or new._device is not old._device:
+        from .._typename import typename
+        raise RuntimeError(f"hook '{name}' has changed the type of value (was {typename(old)} got "
+                           f"{typename(new)})")
+    if new._data.shape != old._data.shape:
+        raise RuntimeError(f"hook '{name}' has changed the size of value")
+
+
 def _numel(shape):
     n = 1
     for s in shape:
@@ -269,6 +286,7 @@ def accumulate(var, g, handed_out, create_graph):
         for hook in list(var._hooks.values()):
             new = hook(g)
             if new is not None:
+                _check_hook_result(hook, g, new)
                 g = new
     old = var._grad
     if old is None:

@@ -161,7 +161,24 @@ def div(a, b):
     return r if r.__class__ is ndarray else np.asarray(r)
 
 
-pow = _returns_array(np.power)
+_power = _returns_array(np.power)
+
+
+def _int_kind(x):
+    return x.dtype.kind in "iu" if hasattr(x, "dtype") else x.__class__ is int
+
+
+def pow(a, b):
+    """a ** b; for integers, a negative exponent gives what torch (and the CUDA kernel) gives:
+    1 for a base of 1, +-1 for -1, else 0 (NumPy refuses it)."""
+    if _int_kind(a) and _int_kind(b):
+        e = np.asarray(b)
+        if (e < 0).any():
+            r = np.power(a, np.where(e < 0, 0, e))
+            one = np.ones((), r.dtype)
+            neg = np.where(a == 1, one, np.where(a == -1, np.where(e & 1, -one, one), 0 * one))
+            return np.asarray(np.where(e < 0, neg, r).astype(r.dtype, copy=False))
+    return _power(a, b)
 
 
 def iadd(dst, src):

@@ -60,6 +60,10 @@ def _scalar_tensor(value, like):
     return _make(like._device.backend.full((), value, dt.np), like._device)
 
 
+BOOL_SUB = ("Subtraction, the `-` operator, with a bool tensor is not supported. If you are trying to "
+            "invert a mask, use the `~` or `logical_not()` operator instead.")
+
+
 def binary(cls, a, b, floating=False):
     # fast paths: same-dtype tensors on one device, or a float tensor with a Python number
     if isinstance(b, Tensor):
@@ -68,10 +72,43 @@ def binary(cls, a, b, floating=False):
             return apply_binary(cls, a, b)
     elif (b.__class__ is float or b.__class__ is int) and a._data.dtype.kind == "f":
         return apply_binary(cls, a, b)
+    if cls is Sub and (a._data.dtype.kind == "b" or (isinstance(b, Tensor) and b._data.dtype.kind == "b")):
+        raise RuntimeError(BOOL_SUB)
     ops = _operands(a, b, floating)
     if ops is None:
-        return NotImplemented
+        if not hasattr(b, "__array_interface__"):
+            return NotImplemented
+        # a NumPy array: torch takes it as a tensor of its dtype (on the CPU)
+        from ..creation import tensor
+        from ..dtypes import promote_types
+        b = tensor(b)
+        rd = promote_types(a.dtype, b.dtype)
+        if floating and not rd.is_floating_point:
+            rd = get_default_dtype()
+        if b._device is not a._device:
+            raise device_error(a, b)
+        ops = (a if a.dtype is rd else a.to(rd)), (b if b.dtype is rd else b.to(rd))
     return apply_binary(cls, *ops)
+
+
+def binary_alpha(cls, a, b, alpha, name):
+    """a.add(b, alpha=alpha) / a.sub(b, alpha=alpha): alpha scales b in the result's dtype."""
+    if not isinstance(b, (Tensor, Number)) or isinstance(b, complex):
+        from .._typename import typename
+        raise TypeError(f"{name}(): argument 'other' (position 1) must be Tensor, not {typename(type(b))}")
+    if alpha == 1 and alpha.__class__ is not bool:
+        return binary(cls, a, b)
+    if cls is Sub and (a._data.dtype.kind == "b" or (isinstance(b, Tensor) and b._data.dtype.kind == "b")):
+        raise RuntimeError(BOOL_SUB)
+    rd = result_type(a, b)
+    if alpha.__class__ is bool:
+        if rd._category != 0:
+            raise RuntimeError("Boolean alpha only supported for Boolean results.")
+    elif not rd.is_floating_point and isinstance(alpha, float):
+        raise RuntimeError("For integral input tensors, argument alpha must not be a floating point number.")
+    if isinstance(b, Tensor):
+        b = b if b.dtype is rd else b.to(rd)
+    return binary(cls, a, b * alpha)
 
 
 _NEEDS_A = (True, False)
@@ -160,6 +197,9 @@ class Sub(Builtin):
 
     @staticmethod
     def forward(ctx, a, b):
+        if a._data.dtype.kind == "b":  # bool - bool (a mixed pair is refused before its cast)
+            raise RuntimeError("Subtraction, the `-` operator, with two bool tensors is not supported. "
+                               "Use the `^` or `logical_xor()` operator instead.")
         ctx.shapes = (a._data.shape, _shape(b))
         return _apply_binary(a._device.backend.sub, a, b)
 
@@ -244,11 +284,13 @@ class Pow(Builtin):
     @staticmethod
     def forward(ctx, a, b):
         be = a._device.backend
-        if isinstance(b, Tensor):
-            if (b._data.dtype.kind in "iu" and a._data.dtype.kind in "iu"
-                    and be.to_numpy(be.lt(b._data, 0)).any()):
-                raise RuntimeError("Integers to negative integer powers are not allowed.")
-        elif isinstance(b, int) and b < 0 and a._data.dtype.kind in "iub":
+        if a._data.dtype.kind == "b":  # bool ** bool: only a Python bool exponent, as in torch
+            if b.__class__ is not bool:
+                raise NotImplementedError("\"pow\" not implemented for 'Bool'")
+            return _make(be.copy(a._data) if b else be.ones(a._data.shape, a._data.dtype), a._device)
+        # a tensor of negative integer exponents is allowed (1, -1 or 0 result, as in torch);
+        # a negative Python integer is refused, as torch does
+        if not isinstance(b, Tensor) and isinstance(b, int) and b < 0 and a._data.dtype.kind in "iub":
             raise RuntimeError("Integers to negative integer powers are not allowed.")
         if (b.__class__ is int or b.__class__ is float) and b == 2 and a._data.dtype.kind == "f":
             out = _make(be.mul(a._data, a._data), a._device)  # NumPy squares this way too
@@ -271,7 +313,8 @@ class Pow(Builtin):
                 p = ctx.scalar
                 ga = g * 0.0 if p == 0 else g * p * a ** (p - 1)
             else:
-                ga = sum_to(g * b * a ** (b - 1), ctx.shapes[0])
+                # torch's pow_backward_self: 0 where the exponent is 0 (0 * 0 ** -1 would be nan)
+                ga = sum_to(where(b == 0, 0.0, g * b * a ** (b - 1)), ctx.shapes[0])
         if nb:
             # 0 ** b has derivative 0 in b for b >= 0 (log 0 would give nan)
             gb = where((a == 0) & (b >= 0), 0.0, g * out * a.log())

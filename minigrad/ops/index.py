@@ -154,8 +154,36 @@ class IndexAdd(Builtin):
         return Index.apply(gg, ctx.index, False), None, None
 
 
+def _split_ints(idx, bounds):
+    """torch applies an advanced index's integers first, as basic selections, and NumPy treats
+    them as advanced indices, which moves the result's dims when they separate two advanced
+    entries (x[0, :, [1, 2]] is (3, 2) in torch, (2, 3) in NumPy). For an advanced idx with
+    integers: (the integers as a basic index, the rest of idx, the rest's bounds); else None."""
+    if not any(item.__class__ is int for item in idx):
+        return None
+    pre, rest, rest_bounds = [], [], []
+    for k, item in enumerate(idx):
+        if item.__class__ is int:
+            pre.append(item)
+            continue
+        if item is Ellipsis:
+            pre.append(Ellipsis)
+        elif item is not None and not isinstance(item, (slice, bool)):
+            pre.extend([slice(None)] * (item.ndim if item.dtype.kind == "b" else 1))
+        elif isinstance(item, slice):
+            pre.append(slice(None))
+        rest.append(item)
+        rest_bounds.append(None if bounds is None else bounds[k])
+    return tuple(pre), tuple(rest), None if bounds is None else tuple(rest_bounds)
+
+
 def getitem(a, index):
     idx, basic, bounds = normalize_index(a, index)
+    if not basic:
+        split = _split_ints(idx, bounds)
+        if split is not None:
+            pre, rest, bounds = split
+            return apply_first(Index, apply_first(Slice, a, pre, True, None), rest, False, bounds)
     return apply_first(Slice if basic else Index, a, idx, basic, bounds)
 
 
@@ -203,7 +231,11 @@ def setitem(a, index, value):
         raise device_error(a, value)
     elif value._data.dtype != a._data.dtype:
         value = value.to(a.dtype)
-    idx, _, bounds = normalize_index(a, index)
+    idx, basic, bounds = normalize_index(a, index)
+    split = None if basic else _split_ints(idx, bounds)
+    if split is not None:  # torch's order: the integers select a view, the rest indexes into it
+        pre, idx, bounds = split
+        a = apply_first(Slice, a, pre, True, None)
     return inplace(a, lambda t: IndexPut.apply(t, value, idx, bounds), value)
 
 

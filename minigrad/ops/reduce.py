@@ -10,8 +10,9 @@ from .elementwise import Builtin
 
 
 def normalize_dims(dim, ndim):
-    """dim as given (None, int, tuple/list) -> a sorted tuple of non-negative dims."""
-    if dim is None:
+    """dim as given (None, int, tuple/list) -> a sorted tuple of non-negative dims. An empty
+    tuple or list means every dim, as in torch's sum, mean, var, std, norm, amax and amin."""
+    if dim is None or (dim.__class__ in (tuple, list) and not dim):
         return tuple(range(ndim))
     if isinstance(dim, (tuple, list)):
         dims = tuple(_wrap_dim(d, ndim) for d in dim)
@@ -164,12 +165,12 @@ class MinAll(Amin):
 
 
 def amax(a, dim=(), keepdim=False):
-    dims = normalize_dims(None if dim == () else dim, a._data.ndim)
+    dims = normalize_dims(dim, a._data.ndim)
     return apply_first(Amax, a, dims, keepdim)
 
 
 def amin(a, dim=(), keepdim=False):
-    dims = normalize_dims(None if dim == () else dim, a._data.ndim)
+    dims = normalize_dims(dim, a._data.ndim)
     return apply_first(Amin, a, dims, keepdim)
 
 
@@ -332,7 +333,10 @@ class Std(Builtin):
     @staticmethod
     def backward(ctx, g):
         a, out = ctx.saved_tensors
-        return _var_grad(ctx, a, g / (2 * out)), None, None, None
+        grad = _var_grad(ctx, a, g / (2 * out))
+        # torch's std_backward: 0 where the std is 0 (constant inputs), not 0 / 0
+        zero = _expand_back(out == 0, a._data.shape, ctx.dims, ctx.keepdim)
+        return grad.masked_fill(zero, 0.0), None, None, None
 
 
 def std(a, dim=None, unbiased=None, keepdim=False, *, correction=None):
@@ -417,7 +421,8 @@ def all(a, dim=None, keepdim=False):
 def _count_test(a, dim, keepdim, pick, test):
     # count the elements picked (nonzero for any, zero for all), then test the count against 0
     be = a._device.backend
-    dims = normalize_dims(dim, a._data.ndim)
+    # any/all with dim=() reduce nothing, as in torch
+    dims = () if dim.__class__ in (tuple, list) and not dim else normalize_dims(dim, a._data.ndim)
     count = be.sum(getattr(be, pick)(a._data, 0), dims, keepdim, int64.np)
     return _make(getattr(be, test)(count, 0), a._device)
 
