@@ -210,6 +210,10 @@ def linspace(start, end, steps, dtype=None, device=None, requires_grad=False):
 
 
 def eye(n, m=None, dtype=None, device=None, requires_grad=False):
+    if n < 0:
+        raise RuntimeError(f"n must be greater or equal to 0, got {n}")
+    if m is not None and m < 0:
+        raise RuntimeError(f"m must be greater or equal to 0, got {m}")
     d = _dt.to_dtype(dtype) if dtype is not None else _dt.get_default_dtype()
     dev = canonical(device)
     return _finish(dev.backend.eye(n, n if m is None else m, d.np), dev, requires_grad)

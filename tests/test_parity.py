@@ -153,3 +153,33 @@ def test_numpy_array_operands_become_tensors():
     if torch is not None:
         t = torch.tensor([1., 2.])
         assert (t * np.array([1., 2.])).dtype == torch.float64 and (torch.ones(2, 3) @ np.ones(3)).dtype == torch.float64
+
+
+@pytest.mark.parametrize("sa, sb, message", [
+    ((2, 4, 5), (4, 5), "mat1 and mat2 shapes cannot be multiplied (8x5 and 4x5)"),
+    ((4, 5), (2, 4, 5), "Expected size for first two dimensions of batch2 tensor to be: [2, 5] but got: [2, 4]."),
+    ((5,), (2, 4, 5), "Expected size for first two dimensions of batch2 tensor to be: [2, 5] but got: [2, 4]."),
+    ((3, 2, 4, 5), (2, 4, 5), "Expected size for first two dimensions of batch2 tensor to be: [6, 5] but got: [6, 4]."),
+    ((2, 4, 5), (1, 6, 7), "Expected size for first two dimensions of batch2 tensor to be: [2, 5] but got: [2, 6]."),
+    ((2, 4, 5), (4,), "size mismatch, got input (8), mat (8x5), vec (4)"),
+])
+def test_batched_matmul_shape_errors(sa, sb, message):
+    assert both(lambda L: L.ones(*sa) @ L.ones(*sb)) == ("RuntimeError", message)
+
+
+@pytest.mark.parametrize("make, expect", [
+    (lambda L: L.tensor(2.).max(0).values, ("float32", 2.0)),
+    (lambda L: L.tensor(2.).min(-1, keepdim=True).indices, ("int64", 0)),
+    (lambda L: int(L.tensor([1, 2])), ("ValueError", "only one element tensors can be converted to Python scalars")),
+    (lambda L: float(L.tensor([1., 2.])), ("ValueError", "only one element tensors can be converted to Python scalars")),
+    (lambda L: L.cat([L.ones(2), L.tensor(2.)]),
+     ("RuntimeError", "zero-dimensional tensor (at position 1) cannot be concatenated")),
+    (lambda L: L.stack(L.arange(0).chunk(3)), ("int64", [[], [], []])),
+    (lambda L: L.zeros(0, 3).softmax(0), ("float32", [])),
+    (lambda L: L.zeros(0, 3).log_softmax(1), ("float32", [])),
+    (lambda L: L.zeros(3, 0).amin(0), ("float32", [])),
+    (lambda L: L.zeros(3, 0).amax(1), ("IndexError", "amax(): Expected reduction dim 1 to have non-zero size.")),
+    (lambda L: L.eye(-1), ("RuntimeError", "n must be greater or equal to 0, got -1")),
+])
+def test_zero_dim_and_empty_edge_cases(make, expect):
+    assert both(make) == expect

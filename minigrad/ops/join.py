@@ -33,6 +33,9 @@ def cat(tensors, dim=0):
                         f"of Tensors, got {type(tensors).__name__}")
     if not tensors:
         raise ValueError("torch.cat(): expected a non-empty list of Tensors")
+    for i, t in enumerate(tensors):
+        if isinstance(t, Tensor) and t._data.ndim == 0:
+            raise RuntimeError(f"zero-dimensional tensor (at position {i}) cannot be concatenated")
     ref = tensors[0]
     # torch skips legacy empty 1-d tensors of shape (0,) when joining
     keep = [t for t in tensors if not (t._data.ndim == 1 and t._data.shape[0] == 0)] or [ref]
@@ -93,5 +96,7 @@ def chunk(a, chunks, dim=0):
         raise RuntimeError("chunk expects `chunks` to be greater than 0, got: " + str(chunks))
     d = _wrap_dim(dim, a._data.ndim)
     n = a._data.shape[d]
+    if n == 0:  # torch: `chunks` empty pieces
+        return tuple(a[(slice(None),) * d + (slice(0, 0),)] for _ in range(chunks))
     step = max(-(-n // chunks), 1)
     return split(a, step, d)

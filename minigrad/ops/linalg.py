@@ -100,11 +100,11 @@ def _prod(xs):
 
 
 def _batch2_error(sa, sb):
-    batch = broadcast_shape(sa[:-2], sb[:-2]) if len(sa) > 2 else sa[:-2]
-    want = [_prod(batch), sa[-1]] if len(sa) > 2 else [sa[-1]]
-    got = [_prod(sb[:-2]), sb[-2]] if len(sb) > 2 else [sb[-2]]
-    return RuntimeError(f"Expected size for first two dimensions of batch2 tensor to be: {want} "
-                        f"but got: {got}.")
+    """torch's error when a batched product's inner sizes differ (sb has batch dims): the batch
+    is the broadcast of both batch shapes, a 1-d a counting as one row."""
+    batch = _prod(broadcast_shape(sa[:-2], sb[:-2]))
+    return RuntimeError(f"Expected size for first two dimensions of batch2 tensor to be: [{batch}, {sa[-1]}] "
+                        f"but got: [{batch}, {sb[-2]}].")
 
 
 def matmul(a, b):
@@ -132,8 +132,9 @@ def matmul(a, b):
         if len(sb) == 1:
             raise RuntimeError(f"size mismatch, got input ({_prod(sa[:-1])}), mat ({_prod(sa[:-1])}x{sa[-1]}), "
                                f"vec ({sb[0]})")
-        if len(sa) == 1:
-            raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied (1x{sa[0]} and {_sizes(sb[-2:])})")
+        if len(sb) == 2:  # torch folds a's batch into its rows: one 2-d product
+            raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({_prod(sa[:-1])}x{sa[-1]} and "
+                               f"{_sizes(sb)})")
         raise _batch2_error(sa, sb)
     return apply_binary(Bmm, a, b)
 

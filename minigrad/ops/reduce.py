@@ -135,9 +135,19 @@ class Amax(Builtin):
     def forward(cls, ctx, a, dims, keepdim):
         be = a._device.backend
         if a._data.size == 0:
-            raise RuntimeError(f"{cls._prim}(): Expected reduction dim to be specified for input.numel() == 0. "
-                               "Specify the reduction dim with the 'dim' argument.")
-        out = _make(getattr(be, cls._prim)(a._data, dims, keepdim), a._device)
+            shape = a._data.shape
+            if len(dims) == len(shape):
+                raise RuntimeError(f"{cls._prim}(): Expected reduction dim to be specified for input.numel() == 0. "
+                                   "Specify the reduction dim with the 'dim' argument.")
+            for d in dims:
+                if shape[d] == 0:
+                    raise IndexError(f"{cls._prim}(): Expected reduction dim {d} to have non-zero size.")
+            # the reduced dims are not empty, so the result is: an empty tensor of the kept shape
+            kept = tuple(1 if d in dims else s for d, s in enumerate(shape)) if keepdim else \
+                tuple(s for d, s in enumerate(shape) if d not in dims)
+            out = _make(be.empty(kept, a._data.dtype), a._device)
+        else:
+            out = _make(getattr(be, cls._prim)(a._data, dims, keepdim), a._device)
         ctx.save_for_backward(a, out)
         ctx.dims, ctx.keepdim = dims, keepdim
         return out
@@ -237,6 +247,8 @@ def _max_min(a, dim, keepdim, other, all_cls, dim_cls, rtype, pairwise):
             raise TypeError("max()/min() with keepdim needs dim")
         return apply_first(all_cls, a, normalize_dims(None, a._data.ndim), False)
     d = _wrap_dim(dim, a._data.ndim)
+    if not a._data.ndim:  # a 0-d tensor: its value and index 0, of shape () even with keepdim
+        return rtype(*apply_first(dim_cls, a.reshape(1), 0, False))
     return rtype(*apply_first(dim_cls, a, d, keepdim))
 
 
@@ -349,7 +361,8 @@ class LogSoftmax(Builtin):
 
     @staticmethod
     def forward(ctx, a, dim):
-        out = _make(a._device.backend.log_softmax(a._data, dim), a._device)
+        be = a._device.backend
+        out = _make(be.log_softmax(a._data, dim) if a._data.size else be.copy(a._data), a._device)
         ctx.save_for_backward(out)
         ctx.dim = dim
         return out
@@ -369,7 +382,8 @@ class Softmax(Builtin):
 
     @staticmethod
     def forward(ctx, a, dim):
-        out = _make(a._device.backend.softmax(a._data, dim), a._device)
+        be = a._device.backend
+        out = _make(be.softmax(a._data, dim) if a._data.size else be.copy(a._data), a._device)
         ctx.save_for_backward(out)
         ctx.dim = dim
         return out
