@@ -4,19 +4,22 @@ A file is a zip archive (NumPy's .npz layout): one .npy entry per array, plus a 
 `minigrad_index.json`, that describes the saved object and points at the arrays. Loading reads
 the index as JSON and the arrays with `allow_pickle=False`, so a file, whoever wrote it, can
 never run code. What can be saved: tensors (nn.Parameter included), NumPy arrays and scalars,
-dict / OrderedDict / list / tuple / torch.Size, None, bool, int, float, str, bytes, and
-minigrad dtypes and devices -- which covers model, optimizer and scheduler state_dicts.
+dict / OrderedDict / Counter / list / tuple / torch.Size, None, bool, int, float, str, bytes, and
+minigrad dtypes and devices -- which covers model, optimizer and scheduler state_dicts. Those types
+exactly: a subclass (a namedtuple, an IntEnum, a defaultdict) is refused rather than saved as its
+base type, since it would not load back as what was saved.
 
 A tensor is saved as its data (no autograd history), dtype, shape, device and requires_grad;
 an nn.Parameter is loaded back as an nn.Parameter. One tensor object saved in two places is
-loaded as one tensor object; distinct tensors that share memory (views) are loaded as copies.
+loaded as one tensor object, and so is a container (list, dict, tuple) saved in two places;
+distinct tensors that share memory (views) are loaded as copies.
 """
 import base64
 import io
 import json
 import os
 import zipfile
-from collections import OrderedDict
+from collections import Counter, OrderedDict
 
 import numpy as np
 
@@ -29,7 +32,14 @@ _ZIP_MAGIC = b"PK\x03\x04"
 _FORMAT = "minigrad.save"
 _VERSION = 1
 _KEY_TYPES = (type(None), bool, int, float, str, bytes, tuple, np.generic)
+_CONTAINERS = {dict: "dict", OrderedDict: "ordereddict", Counter: "counter", list: "list", tuple: "tuple",
+               Size: "size"}
+# the types save takes exactly, in the order a subclass is named by ("a subclass of tuple")
+_BASES = (bool, OrderedDict, Counter, dict, list, Size, tuple, int, float, str, bytes)
+_SUPPORTED = ("supported: tensors, NumPy arrays, dict, OrderedDict, Counter, list, tuple, None, bool, int, "
+              "float, str, bytes, dtypes and devices")
 _DTYPES = {d.name: d for d in _dt.ALL}
+_CONTAINER_KINDS = ("list", "tuple", "size", "dict", "ordereddict", "counter")
 
 
 def _parameter_class():
@@ -48,6 +58,8 @@ class _Encoder:
         self._memo = {}       # id(tensor or ndarray) -> its node, so a shared object is saved once
         self._keep = []       # the memoized objects, so their ids stay unique while encoding
         self._open = set()    # ids of the containers being encoded, to catch reference cycles
+        self._done = {}       # id(container) -> its node: one saved twice is referred to the second time
+        self._shared = 0      # how many containers are referred to
 
     def _array(self, host):
         name = f"a{len(self.arrays)}"
@@ -55,50 +67,65 @@ class _Encoder:
         return name
 
     def encode(self, obj, where):
+        # exact types: a subclass (namedtuple, IntEnum, defaultdict) would load back as its base
+        cls = type(obj)
         if obj is None:
             return {"type": "none"}
-        if isinstance(obj, bool):
+        if cls is bool:
             return {"type": "bool", "value": obj}
         if isinstance(obj, Tensor):
             return self._tensor(obj)
         if isinstance(obj, np.ndarray):
             return self._ndarray(obj, where)
-        if isinstance(obj, np.generic):
+        if isinstance(obj, np.generic):  # before float: np.float64 is a float subclass
             return {"type": "numpy_scalar", "of": self._ndarray(np.asarray(obj), where)}
-        if isinstance(obj, int):
-            return {"type": "int", "value": int(obj)}
-        if isinstance(obj, float):
-            return {"type": "float", "value": float(obj)}
-        if isinstance(obj, str):
-            return {"type": "str", "value": str(obj)}
-        if isinstance(obj, bytes):
+        if cls is int:
+            return {"type": "int", "value": obj}
+        if cls is float:
+            return {"type": "float", "value": obj}
+        if cls is str:
+            return {"type": "str", "value": obj}
+        if cls is bytes:
             return {"type": "bytes", "value": base64.b64encode(obj).decode("ascii")}
         if isinstance(obj, _dt.dtype):
             return {"type": "dtype", "value": obj.name}
         if isinstance(obj, _device_cls):
             return {"type": "device", "value": str(obj)}
-        if isinstance(obj, (list, tuple, dict)):
-            if id(obj) in self._open:
+        if cls in _CONTAINERS:
+            key = id(obj)
+            if key in self._open:
                 raise ValueError(f"minigrad.save: the object contains itself (a reference cycle at {where})")
-            self._open.add(id(obj))
+            if key in self._done:  # saved before: refer to it, so that it loads as one object
+                node = self._done[key]
+                if "share" not in node:
+                    node["share"] = self._shared
+                    self._shared += 1
+                return {"type": "shared", "id": node["share"]}
+            self._open.add(key)
             try:
-                return self._container(obj, where)
+                node = self._container(obj, where)
             finally:
-                self._open.discard(id(obj))
-        raise TypeError(f"minigrad.save: cannot save an object of type {type(obj).__name__} (at {where}); "
-                        "supported: tensors, NumPy arrays, dict, OrderedDict, list, tuple, None, bool, "
-                        "int, float, str, bytes, dtypes and devices")
+                self._open.discard(key)
+            self._done[key] = node
+            self._keep.append(obj)
+            return node
+        base = next((b for b in _BASES if isinstance(obj, b)), None)
+        if base is not None:
+            raise TypeError(f"minigrad.save: cannot save an object of type {cls.__name__} (at {where}), a "
+                            f"subclass of {base.__name__}: it would load as a plain {base.__name__}, so convert it "
+                            f"first; {_SUPPORTED} (not subclasses)")
+        raise TypeError(f"minigrad.save: cannot save an object of type {cls.__name__} (at {where}); {_SUPPORTED}")
 
     def _container(self, obj, where):
+        kind = _CONTAINERS[type(obj)]
         if isinstance(obj, dict):
             items = []
             for k, v in obj.items():
-                if not isinstance(k, _KEY_TYPES):
+                if not (type(k) in _KEY_TYPES or isinstance(k, np.generic)):
                     raise TypeError(f"minigrad.save: cannot save a dict key of type {type(k).__name__} "
                                     f"(at {where}); keys may be None, bool, int, float, str, bytes or tuples")
                 items.append([self.encode(k, where), self.encode(v, f"{where}[{k!r}]")])
-            return {"type": "ordereddict" if isinstance(obj, OrderedDict) else "dict", "items": items}
-        kind = "size" if isinstance(obj, Size) else "tuple" if isinstance(obj, tuple) else "list"
+            return {"type": kind, "items": items}
         return {"type": kind, "items": [self.encode(v, f"{where}[{i}]") for i, v in enumerate(obj)]}
 
     def _remember(self, obj, node):
@@ -132,6 +159,11 @@ def save(obj, f, pickle_module=None, pickle_protocol=None, _use_new_zipfile_seri
          _disable_byteorder_record=False):
     """Save obj to f (a path or a writable binary file object). The pickle_* arguments exist so
     that torch calls run unchanged; minigrad never pickles."""
+    if isinstance(f, (str, os.PathLike)):
+        path = os.fspath(f)
+        parent = path.rpartition(os.sep)[0] if isinstance(path, str) else ""
+        if parent and not os.path.isdir(parent):  # torch checks this first, before anything else
+            raise RuntimeError(f"Parent directory {parent} does not exist.")
     enc = _Encoder()
     index = {"format": _FORMAT, "version": _VERSION, "tensors": enc.tensors, "root": enc.encode(obj, "the root")}
     text = json.dumps(index, separators=(",", ":"))
@@ -199,8 +231,8 @@ def _load(fh, name, map_location):
         raise _not_ours(name, "it is not a zip archive")
     try:
         npz = np.load(fh, allow_pickle=False)
-    except (ValueError, EOFError, OSError, zipfile.BadZipFile, zipfile.LargeZipFile) as e:
-        raise _not_ours(name, f"a truncated or damaged archive: {e}") from None
+    except Exception as e:  # zipfile and NumPy's header parser raise many types on damaged bytes
+        raise _not_ours(name, f"a truncated or damaged archive: {_reason(e)}") from None
     if not isinstance(npz, np.lib.npyio.NpzFile):
         raise _not_ours(name, "a single NumPy .npy array, not a minigrad.save archive")
     with npz:
@@ -221,17 +253,28 @@ def _load(fh, name, map_location):
                 raise _Damaged(f"format version {index.get('version')!r}; this minigrad reads version {_VERSION}")
             dec = _Decoder(npz, index.get("tensors"), map_location)
             dec.read_arrays()
-        except (zipfile.BadZipFile, EOFError, OSError, ValueError, RecursionError) as e:
-            raise _not_ours(name, f"damaged: {e}") from None
         except _Damaged as e:
             raise _not_ours(name, str(e)) from None
-        # errors about devices (map_location, a missing GPU) pass through as they are
+        except Exception as e:  # anything else reading the archive: damaged bytes
+            raise _not_ours(name, f"damaged: {_reason(e)}") from None
+        # the index is checked as it is decoded; errors about devices (map_location, a missing GPU)
+        # pass through as they are
         try:
             return dec.decode(index.get("root"))
         except (zipfile.BadZipFile, EOFError, OSError, RecursionError) as e:
-            raise _not_ours(name, f"damaged: {e}") from None
+            raise _not_ours(name, f"damaged: {_reason(e)}") from None
         except _Damaged as e:
             raise _not_ours(name, str(e)) from None
+
+
+def _reason(e):
+    """An exception as a reason in load's message: its text, with its type where that is not a
+    usual one (tokenize.TokenError's text alone is a tuple)."""
+    text, cls = str(e), type(e)
+    if isinstance(e, (ValueError, OSError, EOFError, zipfile.BadZipFile)) and text:
+        return text
+    name = cls.__name__ if cls.__module__ == "builtins" else f"{cls.__module__}.{cls.__name__}"
+    return f"{name}: {text}" if text else name
 
 
 def _field(node, key, kind, what):
@@ -250,21 +293,32 @@ class _Decoder:
         self.map_location = map_location
         self.hosts = {}       # entry name -> ndarray, read while the archive is open
         self.tensors = {}     # tensor id -> the loaded tensor, so shared entries stay shared
+        self.shared = {}      # shared container id -> the loaded container
 
     def _read(self, entry):
         if entry in self.hosts:
             return self.hosts[entry]
         if not isinstance(entry, str) or entry not in self.npz.files:
             raise _Damaged(f"its index names an array {entry!r} that the archive does not hold")
+        member = entry + ".npy" if entry + ".npy" in self.npz.zip.NameToInfo else entry
         try:
-            host = self.npz[entry]
-        except ValueError as e:
-            if "allow_pickle" in str(e):
+            # read as NpzFile does, streaming, then to the end of the entry: a header damaged into
+            # describing fewer bytes would leave the rest unread, and the entry's CRC unchecked
+            with self.npz.zip.open(member) as fh:
+                if fh.read(len(np.lib.format.MAGIC_PREFIX)) != np.lib.format.MAGIC_PREFIX:
+                    raise _Damaged(f"the entry {entry!r} is not a .npy array")
+            with self.npz.zip.open(member) as fh:
+                host = np.lib.format.read_array(fh, allow_pickle=False)
+                trailing = fh.read(1)
+        except _Damaged:
+            raise
+        except Exception as e:  # any failure to parse the entry's bytes
+            if isinstance(e, ValueError) and "allow_pickle" in str(e):
                 raise _Damaged(f"the array entry {entry!r} holds pickled Python objects, which "
                                "minigrad.load never unpickles") from None
-            raise _Damaged(f"the array entry {entry!r} cannot be read: {e}") from None
-        if not isinstance(host, np.ndarray):
-            raise _Damaged(f"the entry {entry!r} is not a .npy array")
+            raise _Damaged(f"the array entry {entry!r} cannot be read: {_reason(e)}") from None
+        if trailing:
+            raise _Damaged(f"the array entry {entry!r} holds more bytes than its header describes")
         self.hosts[entry] = host
         return host
 
@@ -280,7 +334,10 @@ class _Decoder:
             if host.dtype.newbyteorder("=") not in _dt._BY_NP:
                 raise _Damaged(f"the array {spec['array']!r} has dtype {host.dtype}, which minigrad tensors "
                                "cannot hold")
-            _field(spec, "device", str, "tensor")
+            try:
+                _device_cls(_field(spec, "device", str, "tensor"))
+            except RuntimeError:
+                raise _Damaged(f"its index names an invalid device {spec['device']!r}") from None
             if not isinstance(spec.get("requires_grad"), bool) or not isinstance(spec.get("parameter"), bool):
                 raise _Damaged("its index has a tensor without valid 'requires_grad' and 'parameter' flags")
             if spec["requires_grad"] and host.dtype.kind != "f":
@@ -288,6 +345,16 @@ class _Decoder:
 
     def decode(self, node):
         kind = _field(node, "type", str, "node")
+        if kind == "shared":  # a container saved earlier in the file
+            sid = _field(node, "id", int, "shared node")
+            if sid not in self.shared:
+                raise _Damaged(f"its index refers to shared container {sid} before it is defined")
+            return self.shared[sid]
+        if kind in _CONTAINER_KINDS:
+            out = self._container(node, kind)
+            if isinstance(node, dict) and "share" in node:
+                self.shared[_field(node, "share", int, f"{kind} node")] = out
+            return out
         if kind == "none":
             return None
         if kind in ("bool", "int", "float", "str"):
@@ -295,29 +362,17 @@ class _Decoder:
             expected = {"bool": bool, "int": int, "float": (int, float), "str": str}[kind]
             if not isinstance(value, expected) or (kind != "bool" and isinstance(value, bool)):
                 raise _Damaged(f"its index has a {kind} node without a valid value")
-            return float(value) if kind == "float" else value
+            if kind == "float":
+                try:
+                    return float(value)
+                except OverflowError:  # an int too large for a float
+                    raise _Damaged("its index has a float node without a valid value") from None
+            return value
         if kind == "bytes":
             try:
                 return base64.b64decode(_field(node, "value", str, "bytes node"), validate=True)
             except ValueError:
                 raise _Damaged("its index has a bytes node that is not base64") from None
-        if kind in ("list", "tuple", "size"):
-            items = [self.decode(v) for v in _field(node, "items", list, f"{kind} node")]
-            if kind == "size":
-                if not all(isinstance(v, int) for v in items):
-                    raise _Damaged("its index has a Size with non-integer entries")
-                return Size(items)
-            return tuple(items) if kind == "tuple" else items
-        if kind in ("dict", "ordereddict"):
-            out = OrderedDict() if kind == "ordereddict" else {}
-            for pair in _field(node, "items", list, f"{kind} node"):
-                if not isinstance(pair, list) or len(pair) != 2:
-                    raise _Damaged(f"its index has a {kind} item that is not a [key, value] pair")
-                key = self.decode(pair[0])
-                if not isinstance(key, _KEY_TYPES) or isinstance(key, tuple) and not _hashable(key):
-                    raise _Damaged(f"its index has a {kind} key of type {type(key).__name__}")
-                out[key] = self.decode(pair[1])
-            return out
         if kind == "tensor":
             tid = _field(node, "id", int, "tensor node")
             if not 0 <= tid < len(self.table):
@@ -343,9 +398,27 @@ class _Decoder:
         if kind == "device":
             try:
                 return _device_cls(_field(node, "value", str, "device node"))
-            except RuntimeError:
+            except (RuntimeError, ValueError, TypeError):
                 raise _Damaged(f"its index names an invalid device {node['value']!r}") from None
         raise _Damaged(f"its index has a node of unknown type {kind!r}")
+
+    def _container(self, node, kind):
+        if kind in ("list", "tuple", "size"):
+            items = [self.decode(v) for v in _field(node, "items", list, f"{kind} node")]
+            if kind == "size":
+                if not all(type(v) is int for v in items):
+                    raise _Damaged("its index has a Size with non-integer entries")
+                return Size(items)
+            return tuple(items) if kind == "tuple" else items
+        out = {"dict": dict, "ordereddict": OrderedDict, "counter": Counter}[kind]()
+        for pair in _field(node, "items", list, f"{kind} node"):
+            if not isinstance(pair, list) or len(pair) != 2:
+                raise _Damaged(f"its index has a {kind} item that is not a [key, value] pair")
+            key = self.decode(pair[0])
+            if not isinstance(key, _KEY_TYPES) or isinstance(key, tuple) and not _hashable(key):
+                raise _Damaged(f"its index has a {kind} key of type {type(key).__name__}")
+            out[key] = self.decode(pair[1])
+        return out
 
     def _tensor(self, spec):
         host = self.hosts[spec["array"]]

@@ -1,5 +1,6 @@
 """minigrad.utils.data: datasets, samplers, collation and the DataLoader, against torch.utils.data."""
 import collections
+import warnings
 
 import numpy as np
 import pytest
@@ -61,6 +62,13 @@ def test_tensor_dataset():
         TensorDataset(minigrad.zeros(3), minigrad.zeros(4))
 
 
+def test_tensor_dataset_of_a_0d_tensor_raises_torch_error():
+    for tensors in [(minigrad.tensor(1.0),), (minigrad.zeros(2), minigrad.tensor(1.0))]:
+        with pytest.raises(IndexError) as got:
+            TensorDataset(*tensors)
+        assert str(got.value) == "Dimension specified as 0 but tensor has no dimensions"
+
+
 def test_dataset_base_and_concat_against_torch():
     torch = _torch()
     tdata = torch.utils.data
@@ -96,6 +104,24 @@ def test_random_split_lengths_as_torch(n, lengths):
     assert [len(p) for p in parts] == want
     seen = [p[i] for p in parts for i in range(len(p))]
     assert sorted(seen) == list(range(n))  # a partition of the dataset
+
+
+@pytest.mark.parametrize("n,lengths", [(0, [0.5, 0.5]), (1, [0, 1]), (3, [1]), (0, [1.0]), (10, [0.5, 0.5000000001]),
+                                       (10, [1e-12, 1.0]), (0, [0, 0]), (1, [1.0, 0.0])])
+def test_random_split_fractions_or_lengths_as_torch(n, lengths):
+    # torch reads lengths as fractions when they sum to 1 and not above it, whatever the dataset's size
+    torch = _torch()
+
+    def run(split, lib):
+        with warnings.catch_warnings(record=True) as record:
+            warnings.simplefilter("always")
+            try:
+                out = [len(s) for s in split(lib.utils.data.TensorDataset(lib.arange(n)), lengths)]
+            except ValueError as e:
+                out = ("ValueError", str(e))
+        return out, [(w.category, str(w.message), w.filename) for w in record]
+
+    assert run(random_split, minigrad) == run(torch.utils.data.random_split, torch)
 
 
 def test_random_split_errors_and_seeding():
@@ -220,6 +246,39 @@ def test_default_collate_errors_as_torch(batch, exc):
     assert str(got.value) == str(want.value)
 
 
+NUMPY_SCALAR_MIXES = [
+    [np.int64(1), np.int64(2)], [np.float32(1), np.float32(2)], [np.float64(1), np.float64(2.5)],
+    [np.int32(1), np.int32(2)], [np.bool_(True), np.bool_(False)],
+    [np.int64(1), np.float32(2.5)], [np.float32(2.5), np.int64(1)], [np.int64(1), np.float64(2.5)],
+    [np.float32(1), np.float64(2.5)], [np.float64(1), np.float32(2.5)], [np.int32(1), np.int64(2)],
+    [np.int32(1), np.float32(2)], [np.bool_(True), np.float32(2)],
+    [np.int64(1), 2.5], [np.int64(1), 2], [np.float32(1), 2.5], [np.float32(1), 2], [np.float64(1), 2],
+    [np.int32(1), 2], [np.int32(1), True], [np.float64(1), True],
+]
+
+
+@pytest.mark.parametrize("batch", NUMPY_SCALAR_MIXES, ids=lambda b: ",".join(type(x).__name__ for x in b))
+def test_default_collate_numpy_scalars_as_torch(batch):
+    # torch.as_tensor promotes the elements' dtypes by torch's rules (int64 + float32 -> float32)
+    torch = _torch()
+    assert plain(default_collate(batch)) == plain(torch.utils.data.default_collate(batch))
+
+
+class _NotATensor:
+    pass
+
+
+@pytest.mark.parametrize("bad", [1, 2.5, None, [1.0], np.ones(1), np.float32(1), "a", _NotATensor()],
+                         ids=lambda b: type(b).__name__)
+def test_default_collate_tensor_then_other_as_torch(bad):
+    torch = _torch()
+    with pytest.raises(TypeError) as want:
+        torch.utils.data.default_collate([torch.ones(1), torch.ones(1), bad])
+    with pytest.raises(TypeError) as got:
+        default_collate([minigrad.ones(1), minigrad.ones(1), bad])
+    assert str(got.value) == str(want.value)
+
+
 def test_collate_stacks_mismatched_tensors_with_torch_error():
     with pytest.raises(RuntimeError, match=r"stack expects each tensor to be equal size, but got \[2\] at "
                                            r"entry 0 and \[3\] at entry 1"):
@@ -285,6 +344,34 @@ def test_loader_sampler_and_batch_sampler():
     assert [b.tolist() for b in loader] == [[1, 4], [16]] and len(loader) == 2
     assert [b for b in DataLoader(Squares(3), batch_size=None)] == [0, 1, 4]
     assert [b for b in DataLoader(Squares(4), batch_size=2, collate_fn=sum)] == [1, 13]
+
+
+@pytest.mark.parametrize("kind", ["numpy", "numpy_int32", "tensor", "tuple", "numpy_bool", "numpy_2d", "empty"])
+@pytest.mark.parametrize("dataset", ["tensors", "subset", "subset_of_subset", "custom"])
+def test_batch_sampler_of_arrays_and_tensors_as_torch(kind, dataset):
+    torch = _torch()
+
+    def batches(lib):
+        data = lib.utils.data
+        ds = data.TensorDataset(lib.arange(6), lib.arange(6) * 10)
+        if dataset.startswith("subset"):
+            ds = data.Subset(ds, np.array([5, 4, 3, 2, 1, 0]))
+        if dataset == "subset_of_subset":
+            ds = data.Subset(ds, lib.tensor([1, 0, 2, 3, 4, 5]))
+        if dataset == "custom":
+            ds = Squares(6)
+        sampler = {"numpy": [np.array([0, 1]), np.array([2, 5])], "numpy_int32": [np.array([4, 1], dtype=np.int32)],
+                   "tensor": [lib.tensor([3, 1]), lib.tensor([0])], "tuple": [(1, 2)],
+                   "numpy_bool": [np.array([True, False])], "numpy_2d": [np.array([[0, 1]])],
+                   "empty": [np.array([], dtype=np.int64)]}[kind]
+        try:
+            return [plain(b) for b in data.DataLoader(ds, batch_sampler=sampler)]
+        except Exception as e:
+            return type(e).__name__
+
+    assert batches(minigrad) == batches(torch)
+    if kind in ("numpy", "numpy_int32", "tensor", "tuple"):
+        assert isinstance(batches(minigrad), list)
 
 
 def _epoch(loader):

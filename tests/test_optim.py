@@ -523,6 +523,36 @@ def test_lambda_lr_state_dict_as_torch():
     assert sds[0] == sds[1] and sds[0]["lr_lambdas"] == [None]
 
 
+def _lrs_after_add_param_group(lib, make, steps=12):
+    """The lrs (or the error) of a scheduler made before optimizer.add_param_group, step by step."""
+    opt = lib.optim.SGD([_a(lib)], lr=0.1)
+    sched = make(lib.optim.lr_scheduler, opt)
+    opt.add_param_group({"params": [_a(lib)], "lr": 1.0})
+    out = []
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        try:
+            for _ in range(steps):
+                opt.step()
+                sched.step()
+                out.append([g["lr"] for g in opt.param_groups])
+        except Exception as e:  # torch's strict zips raise ValueError
+            out.append((type(e), str(e)))
+    return out
+
+
+@pytest.mark.parametrize("name,make", SCHEDULERS[:-1], ids=[s[0] for s in SCHEDULERS[:-1]])
+def test_scheduler_after_add_param_group_as_torch(name, make):
+    torch = _torch()
+    if name == "LambdaLR-list":  # needs one function per group at construction
+        make = lambda s, opt: s.LambdaLR(opt, [lambda e: 1 / (e + 1)])  # noqa: E731
+    mine = _lrs_after_add_param_group(minigrad, make)
+    theirs = _lrs_after_add_param_group(torch, make)
+    assert mine == theirs
+    if name.startswith(("CosineAnnealingLR", "LambdaLR")):
+        assert mine[-1][0] is ValueError and mine[-1][1].startswith("zip() argument 2 is")
+
+
 def test_scheduler_warnings_as_torch():
     torch = _torch()
     messages = []

@@ -1,8 +1,11 @@
 """minigrad.save / minigrad.load: round trips, devices, file objects, and files that are not ours."""
+import collections
+import enum
 import io
 import json
 import math
 import pickle
+import warnings
 import zipfile
 from collections import OrderedDict
 
@@ -120,6 +123,64 @@ def test_shared_tensor_stays_shared():
     assert back["b"][0].tolist() == back["a"].tolist()
 
 
+def test_shared_containers_stay_shared():
+    # as pickle's memo does in torch.save: a container saved in two places loads as one object
+    inner, d, t = [0], {"k": 1}, (1, [2])
+    obj = {"twice": [inner, inner], "d": d, "more": [d, {"again": d}], "t": [t, t], "copy": [0]}
+    back = roundtrip(obj)
+    assert_same(obj, back)
+    assert back["twice"][0] is back["twice"][1] and back["twice"][0] is not back["copy"]
+    assert back["d"] is back["more"][0] is back["more"][1]["again"]
+    assert back["t"][0] is back["t"][1]
+    back["twice"][0].append(5)
+    assert back["twice"] == [[0, 5], [0, 5]]
+    lst = [1]
+    again = roundtrip([lst, lst])
+    assert again[0] is again[1] and again == [[1], [1]]
+
+
+def test_counter_round_trip_for_multistep_lr():
+    optim = pytest.importorskip("minigrad.optim")
+    opt = optim.SGD([minigrad.zeros(1, requires_grad=True)], lr=0.1)
+    sched = optim.lr_scheduler.MultiStepLR(opt, milestones=[2, 2, 4])
+    back = roundtrip(sched.state_dict())
+    assert type(back["milestones"]) is collections.Counter and back["milestones"] == sched.milestones
+    assert_same(roundtrip(collections.Counter("abca")), collections.Counter("abca"))
+
+
+_Point = collections.namedtuple("_Point", "x y")
+
+
+class _Color(enum.IntEnum):
+    RED = 1
+
+
+class _Name(str):
+    pass
+
+
+@pytest.mark.parametrize("obj,name,base", [
+    (_Point(1, 2), "_Point", "tuple"),
+    (_Color.RED, "_Color", "int"),
+    (collections.defaultdict(list, a=[1]), "defaultdict", "dict"),
+    (_Name("x"), "_Name", "str"),
+    (type("MyList", (list,), {})([1]), "MyList", "list"),
+    (type("MyFloat", (float,), {})(1.5), "MyFloat", "float"),
+    (type("MyOD", (OrderedDict,), {})(a=1), "MyOD", "OrderedDict"),
+])
+def test_subclasses_of_saveable_types_are_refused(tmp_path, obj, name, base):
+    # saved as their base type they would load back as something else
+    path = tmp_path / "x.pt"
+    with pytest.raises(TypeError, match=rf"minigrad.save: cannot save an object of type {name} \(at the root\), "
+                                        rf"a subclass of {base}: it would load as a plain {base}"):
+        minigrad.save(obj, path)
+    with pytest.raises(TypeError, match=rf"cannot save an object of type {name} \(at the root\['k'\]\[0\]\)"):
+        minigrad.save({"k": [obj]}, path)
+    assert not path.exists()
+    with pytest.raises(TypeError, match="cannot save a dict key of type _Color"):
+        minigrad.save({_Color.RED: 1}, path)
+
+
 def test_loaded_data_is_a_copy_and_writable():
     t = minigrad.zeros(3)
     buf = io.BytesIO()
@@ -155,6 +216,21 @@ def test_model_and_optimizer_checkpoint(tmp_path):
 
 
 # ---- files and file objects -----------------------------------------------------------------------
+
+def test_missing_parent_directory_as_torch(tmp_path):
+    torch = pytest.importorskip("torch")
+    for rel in ("nodir/x.pt", "nodir/sub/x.pt"):
+        for path in (str(tmp_path / rel), tmp_path / rel):
+            with pytest.raises(RuntimeError) as want:
+                torch.save(1, path)
+            with pytest.raises(RuntimeError) as got:
+                minigrad.save({1, 2}, path)  # checked first, before the object (as torch does)
+            parent = tmp_path / rel.rpartition("/")[0]
+            assert str(got.value) == str(want.value) == f"Parent directory {parent} does not exist."
+    (tmp_path / "a_file").write_bytes(b"")
+    with pytest.raises(RuntimeError, match="Parent directory .*a_file does not exist."):
+        minigrad.save(1, tmp_path / "a_file" / "x.pt")
+
 
 def test_paths_and_file_objects(tmp_path):
     obj = {"w": minigrad.randn(2, 2), "n": 3}
@@ -292,9 +368,59 @@ def test_torch_checkpoint_is_named():
     (lambda ix: ix["root"]["items"][0][1].update(id=5), "refers to tensor 5"),
     (lambda ix: ix["root"]["items"][0][1].update(type="pickle"), "unknown type 'pickle'"),
     (lambda ix: ix["root"].update(items="x"), "without a valid 'items'"),
+    (lambda ix: ix["root"]["items"].append([{"type": "str", "value": "f"}, {"type": "float", "value": 10 ** 400}]),
+     "float node without a valid value"),
+    (lambda ix: ix["root"]["items"].append([{"type": "str", "value": "s"}, {"type": "shared", "id": 0}]),
+     "refers to shared container 0 before it is defined"),
+    (lambda ix: ix["tensors"][0].update(device="gpu:x"), "invalid device 'gpu:x'"),
 ])
 def test_damaged_index(change, match):
     _load_error(_rewrite_index(_saved({"w": minigrad.randn(2)}), change), match)
+
+
+def test_damaged_npy_header_is_named():
+    buf = io.BytesIO()
+    minigrad.save(minigrad.zeros(100, 10), buf)
+    data = bytearray(buf.getvalue())
+    data[data.index(b"{'descr'")] = ord("z")  # NumPy's header parser then raises tokenize.TokenError
+    _load_error(bytes(data), "the array entry 'a0' cannot be read")
+
+
+def _load_or_damaged(data, expected):
+    """Load damaged bytes: the saved object, unchanged, or load's RuntimeError; nothing else."""
+    try:
+        back = minigrad.load(io.BytesIO(data))
+    except RuntimeError as e:
+        assert "minigrad.load: the file object BytesIO is not a file written by minigrad.save (" in str(e)
+        return "error"
+    assert_same(expected, back)
+    return "loaded"
+
+
+def test_every_flipped_byte_loads_the_same_or_says_damaged():
+    obj = {"w": minigrad.arange(6.0).reshape(2, 3), "n": [1, 2.5, "s"],
+           "i": minigrad.tensor([1, 2], dtype=minigrad.int32)}
+    data = _saved(obj)
+    outcomes = set()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # NumPy warns about some damaged .npy headers
+        for pos in range(len(data)):
+            for flip in (0x01, 0xFF):
+                damaged = bytearray(data)
+                damaged[pos] ^= flip
+                outcomes.add(_load_or_damaged(bytes(damaged), obj))
+        # entries larger than zipfile's read-ahead: NumPy parses the header before the CRC is checked
+        big = {"w": minigrad.zeros(100, 10), "v": minigrad.arange(1100)}
+        data = _saved(big)
+        headers = [i for i in range(len(data)) if data.startswith(b"\x93NUMPY", i)]
+        assert len(headers) == 2
+        for start in headers:
+            for pos in range(start, start + 128):
+                for flip in (0x01, 0x02, 0x04, 0x08, 0x10, 0x20, 0x40, 0x80, 0x55):
+                    damaged = bytearray(data)
+                    damaged[pos] ^= flip
+                    outcomes.add(_load_or_damaged(bytes(damaged), big))
+    assert outcomes == {"loaded", "error"}
 
 
 def test_unsupported_objects_fail_before_writing(tmp_path):

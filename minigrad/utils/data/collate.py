@@ -20,6 +20,32 @@ def _has_text(arr):
     return arr.dtype.kind in "OSUV"  # object, bytes, str, void: not numbers
 
 
+def _tp_name(obj):
+    """The type name torch's argument errors print (CPython's tp_name): 'int', 'numpy.ndarray',
+    and a class defined in Python by its bare name."""
+    cls = type(obj)
+    if cls.__flags__ & (1 << 9) or cls.__module__ == "builtins":  # Py_TPFLAGS_HEAPTYPE
+        return cls.__name__
+    return f"{cls.__module__}.{cls.__name__}"
+
+
+def _numpy_scalars(batch):
+    """torch.as_tensor(batch) for NumPy scalars (and Python numbers among them): each element has a
+    dtype, a NumPy scalar its own and a Python bool, int or float bool, int64 or the default float,
+    and the batch gets their promotion by torch's rules (int64 with float32 gives float32, where
+    NumPy would give float64)."""
+    dt = None
+    for b in batch:
+        if isinstance(b, np.generic):  # first: np.float64 is also a Python float
+            d = _dt.from_numpy_dtype(b.dtype)
+        elif isinstance(b, (int, float)):
+            d = _dt.scalar_dtype(b)
+        else:  # not numbers: let the conversion say what is wrong
+            return tensor(np.asarray(batch))
+        dt = d if dt is None else _dt.promote_types(dt, d)
+    return tensor(np.asarray(batch, dtype=dt.np))
+
+
 def default_collate(batch):
     """Merge a list of samples into a batch, recursing into their structure as torch does:
     tensors and NumPy arrays are stacked along a new first dim, Python ints (and bools) become an
@@ -27,14 +53,21 @@ def default_collate(batch):
     and tuples/lists are transposed (a tuple of fields gives a list of batched fields)."""
     elem = batch[0]
     if isinstance(elem, Tensor):
-        return stack(batch, 0)
+        try:
+            return stack(batch, 0)
+        except (AttributeError, TypeError):
+            bad = next((i for i, b in enumerate(batch) if not isinstance(b, Tensor)), None)
+            if bad is None:
+                raise
+            raise TypeError(f"expected Tensor as element {bad} in argument 0, but got "
+                            f"{_tp_name(batch[bad])}") from None
     if _is_numpy(elem):
         if isinstance(elem, np.ndarray):
             if _has_text(elem):
                 raise TypeError(_ERR.format(elem.dtype))
             return stack([tensor(b) for b in batch], 0)
-        if elem.shape == ():  # a NumPy scalar keeps its dtype
-            return tensor(np.asarray(batch))
+        if elem.shape == ():
+            return _numpy_scalars(batch)
     if isinstance(elem, float):
         return tensor(batch, dtype=_dt.float64)
     if isinstance(elem, int):  # bool included: a batch of bools is a bool tensor

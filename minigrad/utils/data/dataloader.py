@@ -141,11 +141,14 @@ class DataLoader:
 
 def _index_tensors(source, indices):
     """The batch default_collate would build, as [t[indices] for t in tensors]; None when the
-    indices are not plain integers (the general path then decides what they mean)."""
+    indices are not plain integers (the general path then decides what they mean). The indices may
+    be any sequence of integers a batch_sampler yields: a list, a NumPy array, a tensor."""
     tensors, maps = source
-    if not indices or any(isinstance(i, bool) for i in indices):
-        return None
+    if not isinstance(indices, list) and callable(getattr(indices, "tolist", None)):
+        indices = indices.tolist()  # a NumPy array or a tensor of indices: Python ints (or bools)
     try:
+        if len(indices) == 0 or any(isinstance(i, bool) for i in indices):  # len: an array has no truth value
+            return None
         idx = [operator.index(i) for i in indices]
         for m in maps:  # the outermost Subset's indices first
             idx = [operator.index(m[i]) for i in idx]

@@ -28,11 +28,18 @@ class IterableDataset(Dataset[T_co]):
         raise NotImplementedError("Subclasses of IterableDataset should implement __iter__.")
 
 
+def _size0(t):
+    """t.size(0), with torch's error for a 0-d tensor."""
+    if t.dim() == 0:
+        raise IndexError("Dimension specified as 0 but tensor has no dimensions")
+    return t.size(0)
+
+
 class TensorDataset(Dataset):
     """Sample i is `tuple(t[i] for t in tensors)`; every tensor has the same first dimension."""
 
     def __init__(self, *tensors):
-        if any(t.size(0) != tensors[0].size(0) for t in tensors):
+        if any(_size0(t) != _size0(tensors[0]) for t in tensors):
             raise AssertionError("Size mismatch between tensors")
         self.tensors = tensors
 
@@ -105,7 +112,8 @@ def _lengths_from_fractions(fractions, n):
         lengths[i % len(lengths)] += 1
     for i, length in enumerate(lengths):
         if length == 0:
-            warnings.warn(f"Length of split at index {i} is 0. This might result in an empty dataset.")
+            warnings.warn(f"Length of split at index {i} is 0. This might result in an empty dataset.",
+                          stacklevel=3)
     return lengths
 
 
@@ -113,7 +121,8 @@ def random_split(dataset, lengths, generator=None):
     """Split `dataset` into non-overlapping Subsets of the given lengths (ints, or fractions that
     sum to 1), drawing the permutation from `generator` or, without one, the global seed."""
     n = len(dataset)
-    if math.isclose(sum(lengths), 1) and sum(lengths) <= n:
+    # torch's test: fractions sum to 1 (and not above), so [0.5, 0.5] splits even an empty dataset
+    if math.isclose(sum(lengths), 1) and sum(lengths) <= 1:
         lengths = _lengths_from_fractions(lengths, n)
     if sum(lengths) != n:
         raise ValueError("Sum of input lengths does not equal the length of the input dataset!")
