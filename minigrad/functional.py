@@ -1,6 +1,6 @@
 """The torch.* function forms of the Tensor ops (minigrad.exp(x), minigrad.cat([...]), ...)."""
 from . import dtypes as _dt
-from .ops import elementwise as _ew, join as _join, linalg as _linalg
+from .ops import elementwise as _ew, join as _join, linalg as _linalg, nn_ops as _nn_ops
 from .ops.reduce import numpy_names as _np
 from .tensor import Tensor
 
@@ -41,7 +41,11 @@ def _unary(name):
 
 
 neg, abs, exp, log, sqrt = _unary("neg"), _unary("abs"), _unary("exp"), _unary("log"), _unary("sqrt")
-sin, cos, tanh, sigmoid, relu = _unary("sin"), _unary("cos"), _unary("tanh"), _unary("sigmoid"), _unary("relu")
+sin, cos, tanh, sigmoid = _unary("sin"), _unary("cos"), _unary("tanh"), _unary("sigmoid")
+
+
+def relu(input):
+    return _nn_ops.relu(_t(input, "relu"))  # torch's bool check, and a connected double backward
 square = _unary("square")
 floor, ceil, trunc, fix, frac = _unary("floor"), _unary("ceil"), _unary("trunc"), _unary("fix"), _unary("frac")
 sign = _unary("sign")

@@ -3,7 +3,7 @@
 Each is a thin call into minigrad/ops, where the op is written once for every backend.
 """
 from .autograd.function import apply_unary
-from .ops import elementwise as ew, reduce as red, linalg, shape as sh, index as ix, join
+from .ops import elementwise as ew, reduce as red, linalg, shape as sh, index as ix, join, nn_ops
 from .ops.elementwise import binary, rbinary, compare
 from .ops.inplace import inplace, inplace_arith
 from .tensor import Tensor, _make
@@ -99,7 +99,7 @@ Tensor.sin = lambda self: ew.unary_float(ew.Sin, self)
 Tensor.cos = lambda self: ew.unary_float(ew.Cos, self)
 Tensor.tanh = lambda self: ew.unary_float(ew.Tanh, self)
 Tensor.sigmoid = lambda self: ew.unary_float(ew.Sigmoid, self)
-Tensor.relu = ew.unary_method(ew.Relu)
+Tensor.relu = ew.unary_method(nn_ops.Relu)  # torch's bool check; a connected create_graph backward
 Tensor.sign = lambda self: ew.Sign.apply(self)
 Tensor.floor = ew.unary_method(ew.Floor)
 Tensor.ceil = ew.unary_method(ew.Ceil)

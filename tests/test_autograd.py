@@ -807,3 +807,36 @@ def test_saved_tensor_released_after_backward():
         assert out is not None
     finally:
         gc.enable()
+
+
+@pytest.mark.parametrize("act", ["relu", "F.relu", "ReLU", "LeakyReLU", "leaky_relu"])
+def test_second_derivative_through_piecewise_linear_activations_is_zero(act):
+    # torch records relu's and leaky_relu's backward with the input as an input of zero
+    # derivative: a create_graph gradient stays connected, and its own gradient is zeros
+    F = minigrad.nn.functional
+    fn = {"relu": minigrad.relu, "F.relu": F.relu, "ReLU": minigrad.nn.ReLU(),
+          "LeakyReLU": minigrad.nn.LeakyReLU(0.1), "leaky_relu": lambda t: F.leaky_relu(t, 0.2)}[act]
+    minigrad.manual_seed(0)
+    net = minigrad.nn.Sequential(minigrad.nn.Linear(3, 4), minigrad.nn.Linear(4, 4))
+    head = minigrad.nn.Linear(4, 1)
+    x = minigrad.randn(2, 3, requires_grad=True)
+    (g,) = minigrad.autograd.grad(head(fn(net(x))).sum(), x, create_graph=True)
+    assert g.requires_grad
+    (gg,) = minigrad.autograd.grad(g.sum(), x)
+    assert gg.tolist() == [[0.0] * 3] * 2
+    v = minigrad.tensor([-1.0, 2.0], requires_grad=True)
+    (g,) = minigrad.autograd.grad(fn(v).sum(), v, create_graph=True)
+    assert g.requires_grad
+    np.testing.assert_allclose(g.tolist(), [{"LeakyReLU": 0.1, "leaky_relu": 0.2}.get(act, 0.0), 1.0])
+    (g2,) = minigrad.autograd.grad(fn(v).pow(2).sum(), v, create_graph=True)
+    (h,) = minigrad.autograd.grad(g2.sum(), v, create_graph=True)
+    assert minigrad.autograd.grad(h.sum(), v)[0].tolist() == [0.0, 0.0]
+
+
+def test_second_derivative_through_nll_loss_is_zero():
+    F = minigrad.nn.functional
+    x = minigrad.tensor([[0.5, -1.0, 2.0], [1.0, 0.0, -2.0]], requires_grad=True)
+    for w in (None, minigrad.tensor([1.0, 2.0, 3.0])):
+        (g,) = minigrad.autograd.grad(F.nll_loss(x, minigrad.tensor([0, 2]), weight=w), x, create_graph=True)
+        assert g.requires_grad and g.grad_fn is not None
+        assert minigrad.autograd.grad(g.sum(), x)[0].tolist() == [[0.0] * 3] * 2

@@ -1343,3 +1343,33 @@ def test_data_parallel_gathers_namedtuples_and_runs_without_inputs():
     np.testing.assert_allclose(dp().detach().numpy(), m().detach().numpy())  # no inputs: one replica
     with pytest.raises(ValueError, match="DataParallel: device_ids is empty"):
         nn.DataParallel(m, device_ids=[])
+
+
+def test_state_dict_metadata_holds_each_modules_version():
+    net = nn.Sequential(nn.Linear(2, 3), nn.Sequential(nn.ReLU(), nn.Linear(3, 1)))
+    sd = net.state_dict()
+    assert sd._metadata == OrderedDict([("", {"version": 1}), ("0", {"version": 1}), ("1", {"version": 1}),
+                                        ("1.0", {"version": 1}), ("1.1", {"version": 1})])
+    assert nn.Linear(1, 1).state_dict(prefix="m.")._metadata == OrderedDict([("m", {"version": 1})])
+    other = nn.Sequential(nn.Linear(2, 3), nn.Sequential(nn.ReLU(), nn.Linear(3, 1)))
+    assert str(other.load_state_dict(sd)) == "<All keys matched successfully>"
+    plain = OrderedDict(sd)  # without _metadata
+    assert not hasattr(plain, "_metadata")
+    assert str(other.load_state_dict(plain)) == "<All keys matched successfully>"
+    assert not hasattr(net.state_dict(destination={}), "_metadata")
+
+
+def test_nested_repr_leaves_blank_lines_unindented():
+    class Leaf(nn.Module):
+        def extra_repr(self):
+            return "a\n"
+    assert repr(nn.Sequential(Leaf())) == "Sequential(\n  (0): Leaf(\n    a\n\n  )\n)"
+
+
+def test_trunc_normal_of_a_0d_tensor():
+    for kw in ({}, {"a": 3.0, "b": 4.0}):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            t = nn.init.trunc_normal_(minigrad.empty(()), **kw)
+        assert t.shape == () and kw.get("a", -2.0) <= t.item() <= kw.get("b", 2.0)
+    assert nn.init.normal_(minigrad.empty(())).shape == ()

@@ -757,3 +757,40 @@ def test_linear_dtype_mismatch_message_matches_torch(with_bias, xshape):
     with pytest.raises(RuntimeError) as theirs:
         torch.nn.functional.linear(torch.ones(*xshape, dtype=torch.float64), torch.ones(2, 3), tbias)
     assert str(ours.value) == str(theirs.value)
+
+
+def test_softmax_of_integer_or_bool_tensors_raises_torchs_error():
+    x = minigrad.tensor([[1, 0], [0, 1]])
+    for name in ("softmax", "log_softmax"):
+        for fn in (getattr(F, name), getattr(minigrad, name)):
+            for t, legacy in ((x, "Long"), (x.to(minigrad.int32), "Int"), (x.to(minigrad.bool), "Bool")):
+                with pytest.raises(NotImplementedError, match=f'"{name}_lastdim_kernel_impl" not implemented '
+                                                              f"for '{legacy}'"):
+                    fn(t, 1)
+                with pytest.raises(NotImplementedError, match=f'"{name}_kernel_impl" not implemented for '
+                                                              f"'{legacy}'"):
+                    fn(t, 0)
+            with pytest.raises(NotImplementedError, match=f'"{name}_lastdim_kernel_impl"'):
+                fn(minigrad.tensor(1), 0)
+            with pytest.raises(IndexError, match="Dimension out of range"):
+                fn(x, 5)
+            empty = fn(minigrad.zeros(0, 2, dtype=minigrad.int64), 1)  # torch returns it as is
+            assert empty.shape == (0, 2) and empty.dtype == minigrad.int64
+            np.testing.assert_allclose(fn(x, 1, dtype=minigrad.float32).tolist(),
+                                       fn(x.float(), 1).tolist())
+    with pytest.raises(NotImplementedError, match='"softmax_lastdim_kernel_impl" not implemented for \'Long\''):
+        minigrad.nn.Softmax(1)(x)
+    with pytest.raises(NotImplementedError, match='"log_softmax_lastdim_kernel_impl" not implemented for \'Long\''):
+        minigrad.nn.LogSoftmax(1)(x)
+
+
+def test_relu_of_bool_tensors_raises_torchs_error():
+    b = minigrad.tensor([True, False])
+    for fn in (minigrad.relu, F.relu, lambda t: F.relu(t, inplace=True), minigrad.nn.ReLU()):
+        for t in (b, minigrad.tensor(True), minigrad.zeros(0, dtype=minigrad.bool)):
+            with pytest.raises(RuntimeError, match="Boolean inputs not supported for relu"):
+                fn(t)
+    for fn in (F.leaky_relu, lambda t: F.leaky_relu(t, inplace=True), minigrad.nn.LeakyReLU()):
+        with pytest.raises(NotImplementedError, match="\"leaky_relu_cpu\" not implemented for 'Bool'"):
+            fn(b)
+    assert F.relu(minigrad.tensor([1, -2])).tolist() == [1, 0]

@@ -8,7 +8,6 @@ import warnings
 
 from ..autograd.function import apply_unary
 from ..ops import loss as _loss, nn_ops as _nn
-from ..ops.elementwise import Relu as _Relu
 from ..ops.inplace import inplace as _inplace
 from ..tensor import Tensor, _make
 
@@ -41,8 +40,8 @@ linear = _nn.linear
 def relu(input, inplace=False):
     _tensor(input, "relu")
     if inplace:
-        return _inplace(input, lambda t: apply_unary(_Relu, t))
-    return apply_unary(_Relu, input)
+        return _inplace(input, _nn.relu)
+    return _nn.relu(input)
 
 
 def leaky_relu(input, negative_slope=0.01, inplace=False):
@@ -92,6 +91,10 @@ def softmax(input, dim=None, _stacklevel=3, dtype=None):
     _tensor(input, "softmax")
     if dim is None:
         dim = _softmax_dim("softmax", input._data.ndim, _stacklevel)
+    if dtype is not None or input._data.dtype.kind != "f":
+        out = _nn.softmax_non_float(input, dim, dtype, "softmax")
+        if out is not None:
+            return out
     return input.softmax(dim, dtype)
 
 
@@ -99,6 +102,10 @@ def log_softmax(input, dim=None, _stacklevel=3, dtype=None):
     _tensor(input, "log_softmax")
     if dim is None:
         dim = _softmax_dim("log_softmax", input._data.ndim, _stacklevel)
+    if dtype is not None or input._data.dtype.kind != "f":
+        out = _nn.softmax_non_float(input, dim, dtype, "log_softmax")
+        if out is not None:
+            return out
     return input.log_softmax(dim, dtype)
 
 
@@ -175,7 +182,6 @@ def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mea
 def huber_loss(input, target, reduction="mean", delta=1.0, weight=None):
     if weight is None:
         return _loss.huber_loss(input, target, _loss.check_reduction(reduction), delta)
-    input, target = _loss.regression_operands(input, target, "huber_loss")
     return _weighted(_loss.huber_loss(input, target, "none", delta), weight, input, reduction,
                      mean_by_weight=False)
 

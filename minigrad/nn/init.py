@@ -47,7 +47,8 @@ def _host_rng(generator):
 def _fill_from_host(tensor, host):
     """Write a host (NumPy) array of tensor's shape into tensor, in tensor's dtype."""
     be = tensor._device.backend
-    return _fill_from(tensor, be.asarray(np.ascontiguousarray(host, dtype=tensor._data.dtype)))
+    # asarray with order='C', not ascontiguousarray, which turns a 0-d array into a 1-d one
+    return _fill_from(tensor, be.asarray(np.asarray(host, dtype=tensor._data.dtype, order="C")))
 
 
 def _fill_from(tensor, array):
@@ -104,11 +105,12 @@ def trunc_normal_(tensor, mean=0.0, std=1.0, a=-2.0, b=2.0, generator=None):
                       "The distribution of values may be incorrect.", stacklevel=2)
     rng = _host_rng(generator)
     shape, dt = tensor._data.shape, tensor._data.dtype
+    draws = (math.prod(shape),)  # drawn flat (a 0-d tensor included), shaped at the end
     p = norm_cdf((b - mean) / std) - norm_cdf((a - mean) / std)
     if p > 0.3:
         _check_normal_std(tensor, std)
         lo, hi = dt.type(a), dt.type(b)
-        out = rng.normal(mean, std, shape).astype(dt)
+        out = rng.normal(mean, std, draws).astype(dt)
         bad = (out < lo) | (out > hi)
         while bad.any():
             out[bad] = rng.normal(mean, std, int(bad.sum())).astype(dt)
@@ -117,15 +119,15 @@ def trunc_normal_(tensor, mean=0.0, std=1.0, a=-2.0, b=2.0, generator=None):
         _check_uniform_bounds(tensor, a, b)
         mode = max(a, min(mean, b))
         log_peak = -0.5 * ((mode - mean) / std) ** 2
-        out = rng.uniform(a, b, shape)
-        pending = np.log(rng.random(shape)) > -0.5 * ((out - mean) / std) ** 2 - log_peak
+        out = rng.uniform(a, b, draws)
+        pending = np.log(rng.random(draws)) > -0.5 * ((out - mean) / std) ** 2 - log_peak
         while pending.any():
             n = int(pending.sum())
             cand = rng.uniform(a, b, n)
             out[pending] = cand
             still = np.log(rng.random(n)) > -0.5 * ((cand - mean) / std) ** 2 - log_peak
             pending[pending] = still
-    return _fill_from_host(tensor, out)
+    return _fill_from_host(tensor, out.reshape(shape))
 
 
 def constant_(tensor, val):

@@ -14,7 +14,7 @@ from ..tensor import Tensor, _make
 from .broadcast import broadcast_shape, sum_to, sum_to_array
 from .elementwise import Builtin, device_error
 from .index import index_bounds
-from .nn_ops import log1p_array, log_sigmoid_tensor
+from .nn_ops import NllLossBackward, log1p_array, log_sigmoid_tensor
 
 _NAN = float("nan")
 _BCE_EPS = 9.999999960041972e-13  # torch clamps with 1e-12 as a float32 constant, in every dtype
@@ -187,9 +187,9 @@ def _size(t):
 
 def regression_operands(input, target, name, floating=True):
     """torch's checks and warning for mse/l1/smooth-l1/huber; the operands in one dtype."""
-    for arg, t in (("input", input), ("target", target)):
+    for t in (target, input):  # torch's wrappers compare target.size() with input.size() first
         if not isinstance(t, Tensor):
-            raise TypeError(f"{name}(): argument '{arg}' must be Tensor, not {type(t).__name__}")
+            raise AttributeError(f"'{type(t).__name__}' object has no attribute 'size'")
     _same_device(input, target)
     if target._data.shape != input._data.shape:
         warnings.warn(f"Using a target size ({_size(target)}) that is different to the input size "
@@ -233,10 +233,16 @@ def smooth_l1_loss(input, target, reduction, beta):
 
 
 def huber_loss(input, target, reduction, delta):
+    out_dtype = input.dtype if isinstance(input, Tensor) else None
     input, target = regression_operands(input, target, "huber_loss")
+    if out_dtype is not input.dtype and not out_dtype.is_floating_point:
+        raise RuntimeError(f"result type {_dtype_name(input)} can't be cast to the desired output type "
+                           f"{out_dtype._legacy[:-6]}")
     if delta <= 0:
         raise RuntimeError("huber_loss does not support non-positive values for delta.")
-    return HuberLoss.apply(input, target, reduction, float(delta))
+    out = HuberLoss.apply(input, target, reduction, float(delta))
+    # torch writes huber's result into a tensor of the input's dtype (smooth_l1 and mse promote)
+    return out if out_dtype is input.dtype else out.to(out_dtype)
 
 
 def _reduce_tensor(elem, reduction):
@@ -279,7 +285,7 @@ class CrossEntropy(Builtin):
         valid, onehot, wt = _target_arrays(be, be.reshape(t, (n, r)), weight, ignore_index, c, xd.dtype)
         zero = be.zeros((), xd.dtype)
         picked = be.sum(be.where(onehot, logp, zero), (1,), False)
-        elem = be.neg(be.mul(picked, wt))
+        elem = nll = be.neg(be.mul(picked, wt))
         if smoothing > 0:
             lw = logp if weight is None else be.mul(logp, be.reshape(weight, (1, c, 1)))
             smooth = be.where(valid, be.neg(be.sum(lw, (1,), False)), zero)
@@ -287,8 +293,7 @@ class CrossEntropy(Builtin):
         if record:
             ctx.reduction, ctx.fast, ctx.logits, ctx.shapes = reduction, False, logits, (shape, (n, c, r))
             ctx.valid, ctx.onehot, ctx.wt, ctx.weight, ctx.smoothing = valid, onehot, wt, weight, smoothing
-            if logits:
-                ctx.save_for_backward(x)
+            ctx.save_for_backward(x)  # nll_loss: only to connect a create_graph gradient to x
         if reduction == "none":
             return _make(be.reshape(elem, shape[:1] + shape[2:] if len(shape) > 1 else ()), x._device)
         total = be.sum(elem, None, False)
@@ -297,13 +302,26 @@ class CrossEntropy(Builtin):
         w_sum = be.to_numpy(be.sum(wt, None, False)).item()
         if record:
             ctx.total = w_sum
-        # torch: all targets ignored (or weighted 0) gives nan, and a zero gradient
-        return _make(be.div(total, w_sum) if w_sum else be.full((), _NAN, xd.dtype), x._device)
+        # a zero weight sum divides as in torch: 0/0 is nan (all targets ignored, or weighted 0),
+        # and weights of both signs that cancel give +-inf; torch divides the NLL and the
+        # smoothing term apart, which shows when both are infinite
+        if w_sum:
+            return _make(be.div(total, w_sum), x._device)
+        with warnings.catch_warnings():  # NumPy's divide-by-zero warnings: torch is silent
+            warnings.simplefilter("ignore", RuntimeWarning)
+            if smoothing > 0:
+                return _make(be.add(be.mul(be.div(be.sum(nll, None, False), 0.0), 1.0 - smoothing),
+                                    be.mul(be.div(be.sum(smooth, None, False), 0.0), smoothing / c)), x._device)
+            return _make(be.div(total, 0.0), x._device)
 
     @staticmethod
     def backward(ctx, g):
         if ctx.reduction == "mean":
-            g = g / ctx.total if ctx.total else g * 0.0
+            if not ctx.total:
+                x, = ctx.saved_tensors
+                dx = _zero_total_grad(ctx, x._device.backend, g._data, x._data)
+                return (NllLossBackward.apply(_make(dx, x._device), x),) + (None,) * 7
+            g = g / ctx.total
         if ctx.fast:
             x, = ctx.saved_tensors
             be, dev = x._device.backend, x._device
@@ -322,9 +340,10 @@ class CrossEntropy(Builtin):
             return _make(be.reshape(be.astype(a, dt), shape3), dev)
         onehot = const(ctx.onehot, (n, c, r))
         wt = const(ctx.wt, (n, 1, r))
-        if not ctx.logits:
-            return -(onehot * wt * scale).reshape(shape), None, None, None, None, None, None, None
         x, = ctx.saved_tensors
+        if not ctx.logits:
+            # recorded with x as an input (of zero derivative), as torch's nll_loss_backward is
+            return NllLossBackward.apply(-(onehot * wt * scale).reshape(shape), x), None, None, None, None, None, None, None
         p = x.reshape(n, c, r).softmax(1)
         dx = (p - onehot) * wt
         eps = ctx.smoothing
@@ -348,12 +367,14 @@ class CrossEntropy(Builtin):
                 dx = be.cross_entropy_backward(x, ctx.t, ctx.stats, g, divisor)
             return dx, None, None, None, None, None, None, None
         if ctx.reduction == "mean":
-            g = be.div(g, ctx.total) if ctx.total else be.mul(g, 0.0)
+            if not ctx.total:
+                return (_zero_total_grad(ctx, be, g, ctx.saved_array()),) + (None,) * 7
+            g = be.div(g, ctx.total)
         shape, (n, c, r) = ctx.shapes
         scale = be.reshape(g, (n, 1, r)) if ctx.reduction == "none" else g
         wt = be.reshape(ctx.wt, (n, 1, r))
-        if not ctx.logits:
-            dx = be.neg(be.mul(be.mul(ctx.onehot, wt), scale))
+        if not ctx.logits:  # -w[t] g at each target, +0 elsewhere (not -0, as torch)
+            dx = be.where(ctx.onehot, be.neg(be.mul(wt, scale)), be.zeros((), scale.dtype))
         else:
             x = ctx.saved_array()
             p = be.softmax(be.reshape(x, (n, c, r)), 1)
@@ -367,6 +388,33 @@ class CrossEntropy(Builtin):
                 dx = be.add(be.mul(dx, 1.0 - eps), be.mul(smooth, eps / c))
             dx = be.mul(dx, scale)
         return be.reshape(dx, shape), None, None, None, None, None, None, None
+
+
+def _zero_total_grad(ctx, be, g, x):
+    """The gradient of a 'mean' whose weights sum to 0, as torch computes it: each target not
+    ignored gets -w[t] * (g / 0) (so nan where w[t] is 0, +-inf elsewhere), ignored ones 0 (all
+    ignored: a zero gradient), then the log_softmax backward for logits."""
+    with warnings.catch_warnings():  # NumPy's warnings about inf and nan: torch is silent
+        warnings.simplefilter("ignore", RuntimeWarning)
+        return _zero_total_grad_arrays(ctx, be, g, x)
+
+
+def _zero_total_grad_arrays(ctx, be, g, x):
+    shape, (n, c, r) = ctx.shapes
+    dt = ctx.wt.dtype
+    zero = be.zeros((), dt)
+    s = be.neg(be.div(be.astype(g, dt), 0.0))
+    valid = be.reshape(ctx.valid, (n, 1, r))
+    gl = be.where(ctx.onehot, be.where(valid, be.mul(be.reshape(ctx.wt, (n, 1, r)), s), zero), zero)
+    eps = ctx.smoothing
+    if eps > 0:
+        w = ctx.weight
+        ws = s if w is None else be.mul(be.reshape(w, (1, c, 1)), s)
+        gl = be.add(be.mul(gl, 1.0 - eps), be.mul(be.where(valid, ws, zero), eps / c))
+    if ctx.logits:
+        p = be.softmax(be.reshape(x, (n, c, r)), 1)
+        gl = be.sub(gl, be.mul(p, be.sum(gl, (1,), True)))
+    return be.reshape(gl, shape)
 
 
 class _CrossEntropyNd(CrossEntropy):
@@ -388,6 +436,11 @@ def _target_arrays(be, t2, weight, ignore_index, c, dtype):
     return valid, onehot, wt
 
 
+def _check_target_dtype(target):
+    if target._data.dtype != int64.np:
+        raise RuntimeError(f"expected target dtype to be Long or Byte, but got {_dtype_name(target)}")
+
+
 def class_nll(input, target, weight=None, ignore_index=-100, reduction="mean", label_smoothing=0.0,
               logits=True):
     """cross_entropy (logits=True) or nll_loss over class indices, with torch's checks."""
@@ -396,44 +449,60 @@ def class_nll(input, target, weight=None, ignore_index=-100, reduction="mean", l
         raise TypeError(f"{'cross_entropy' if logits else 'nll_loss'}(): argument 'target' (position 2) "
                         f"must be Tensor, not {type(target).__name__}")
     _same_device(input, target, weight)
+    # torch's checks, in its order: cross_entropy checks label_smoothing, then takes log_softmax over
+    # the class dim; nll_loss_nd checks the batch; nll_loss (1-d/2-d input) or nll_loss2d (the rest,
+    # through a 4-d view) check the target's shape and dtype and the weight; then the kernel runs
+    if logits and label_smoothing > 1.0:
+        raise RuntimeError(f"label_smoothing must be between 0.0 and 1.0. Got: {label_smoothing}")
     shape, tshape = input._data.shape, target._data.shape
-    if not shape:
-        raise ValueError(f"Expected 1 or more dimensions (got {len(shape)})")
-    c = shape[1] if len(shape) > 1 else shape[0]
-    if len(shape) > 1 and (not tshape or shape[0] != tshape[0]):
+    nd = len(shape)
+    floating = input._data.dtype.kind == "f"
+    if logits:
+        if not nd:
+            raise IndexError("Dimension out of range (expected to be in range of [-1, 0], but got 1)")
+        if not floating and input._data.size:
+            kernel = "log_softmax_lastdim_kernel_impl" if nd <= 2 else "log_softmax_kernel_impl"
+            raise NotImplementedError(f"\"{kernel}\" not implemented for '{_dtype_name(input)}'")
+    if not nd:
+        raise ValueError(f"Expected 1 or more dimensions (got {nd})")
+    c = shape[1] if nd > 1 else shape[0]
+    if nd > 1 and shape[0] != (tshape[0] if tshape else 0):  # torch reads a 0-d target's batch as 0
         raise ValueError(f"Expected input batch_size ({shape[0]}) to match target batch_size "
                          f"({tshape[0] if tshape else 0}).")
-    if len(shape) == 1:
+    if nd <= 2:
         if len(tshape) > 1:
             raise RuntimeError("0D or 1D target tensor expected, multi-target not supported")
-        if len(tshape) == 1 and tshape[0] != 1:
+        _check_target_dtype(target)
+        if nd == 1 and len(tshape) == 1 and tshape[0] != 1:
             raise ValueError(f"For 1D input, 1D target must have size 1, but got target size: {tshape[0]}")
-    elif len(shape) == 2 and len(tshape) != 1:
-        raise RuntimeError("0D or 1D target tensor expected, multi-target not supported")
-    elif len(shape) == 4 and len(tshape) != 3:
-        raise RuntimeError(f"only batches of spatial targets supported (3D tensors) but got targets of "
-                           f"dimension: {len(tshape)}")
-    elif len(shape) == 4 and tshape[1:] != shape[2:]:
-        raise RuntimeError(f"size mismatch (got input: {list(shape)} , target: {list(tshape)}")
-    elif len(shape) > 2 and tshape[1:] != shape[2:]:
-        raise RuntimeError(f"Expected target size {[shape[0]] + list(shape[2:])}, got {list(tshape)}")
+        if nd == 2 and not tshape:
+            raise IndexError("Dimension specified as 0 but tensor has no dimensions")
+    else:
+        if nd == 4:
+            if len(tshape) != 3:
+                raise RuntimeError(f"only batches of spatial targets supported (3D tensors) but got targets "
+                                   f"of dimension: {len(tshape)}")
+        elif not tshape:
+            raise RuntimeError("ArrayRef: invalid slice, N = 1; size = 0")
+        elif tshape[1:] != shape[2:]:
+            raise RuntimeError(f"Expected target size {[shape[0]] + list(shape[2:])}, got {list(tshape)}")
+        _check_target_dtype(target)
     if weight is not None:
         if not isinstance(weight, Tensor):
             raise TypeError(f"argument 'weight' must be Tensor, not {type(weight).__name__}")
         if weight._data.shape != (c,):
             raise RuntimeError(f"weight tensor should be defined either for all {c} classes or no classes "
-                               f"but got weight tensor of shape: {list(weight._data.shape)}")
-    if target._data.dtype != int64.np:
-        raise RuntimeError(f"expected target dtype to be Long or Byte, but got {_dtype_name(target)}")
+                               f"but got weight tensor of shape: {list(weight._data.shape)}" if nd <= 2 else
+                               "weight tensor should be defined either for all or no classes")
+    if nd == 4 and tshape[1:] != shape[2:]:
+        raise RuntimeError(f"size mismatch (got input: {list(shape)} , target: {list(tshape)}")
+    if not floating:
+        kernel = "nll_loss_out_frame" if nd <= 2 else "nll_loss2d_forward_out_frame"
+        raise NotImplementedError(f"\"{kernel}\" not implemented for '{_dtype_name(input)}'")
     if weight is not None:
         if weight._data.dtype != input._data.dtype:
             raise RuntimeError(f"expected scalar type {_dtype_name(input)} but found {_dtype_name(weight)}")
         _no_weight_grad("nll_loss_forward", "weight", weight)
-    if input._data.dtype.kind != "f":
-        kernel = "log_softmax_lastdim_kernel_impl" if logits else "nll_loss_forward_out_frame"
-        raise NotImplementedError(f"\"{kernel}\" not implemented for '{_dtype_name(input)}'")
-    if label_smoothing > 1.0:
-        raise RuntimeError(f"label_smoothing must be between 0.0 and 1.0. Got: {label_smoothing}")
     be = input._device.backend
     t = target._data
     hits = False
@@ -520,9 +589,11 @@ def prob_cross_entropy(input, target, weight, ignore_index, reduction, label_smo
                            f"{_dtype_name(target)}")
     if ignore_index >= 0:
         raise RuntimeError("ignore_index is not supported for floating point target")
+    shape = input._data.shape
+    if not shape:
+        raise IndexError("Dimension specified as 1 but tensor has no dimensions")
     if not 0.0 <= label_smoothing <= 1.0:
         raise RuntimeError(f"label_smoothing must be between 0.0 and 1.0. Got: {label_smoothing}")
-    shape = input._data.shape
     c = shape[1] if len(shape) > 1 else shape[0]
     dt = promote_types(input.dtype, target.dtype)
     if weight is not None:
@@ -629,19 +700,32 @@ def binary_cross_entropy(input, target, weight, reduction):
                          f"({_size(input)}) is deprecated. Please ensure they have the same size.")
     if input._data.dtype.kind != "f":
         raise NotImplementedError(f"\"binary_cross_entropy\" not implemented for '{_dtype_name(input)}'")
-    for t in (target, weight):
-        if t is not None and t._data.dtype != input._data.dtype:
-            raise RuntimeError(f"Found dtype {_dtype_name(t)} but expected {_dtype_name(input)}")
+    if target._data.dtype != input._data.dtype:
+        raise RuntimeError(f"Found dtype {_dtype_name(target)} but expected {_dtype_name(input)}")
+    be = input._device.backend
+    x = input._data
     w = None
     if weight is not None:
         _broadcast_weight(weight, shape, target._data.shape)
         _no_weight_grad("binary_cross_entropy", "weight", weight)
         w = weight._data
-    be = input._device.backend
-    x = input._data
-    if x.size and not be.to_numpy(be.amin(be.mul(be.ge(x, 0), be.le(x, 1)))).item():
-        raise RuntimeError("all elements of input should be between 0 and 1")
+        if w.dtype != x.dtype:  # torch multiplies the loss by the weight in place: the loss keeps its dtype
+            w = be.astype(w, x.dtype)
+    if x.size:
+        _check_unit_interval(be, x, target._data)
     return BinaryCrossEntropy.apply(input, target, w, reduction)
+
+
+def _check_unit_interval(be, x, t):
+    """torch's checks that BCE's input and target lie in [0, 1] (nan fails). Reading the answer
+    waits for a GPU's queued work (torch asserts on the device instead): both answers come back
+    in one transfer, so checking the target costs no wait beyond the input's."""
+    ok = [be.reshape(be.amin(be.mul(be.ge(a, 0), be.le(a, 1))), (1,)) for a in (x, t)]
+    ok_x, ok_t = be.to_numpy(be.concatenate(ok, 0)).tolist()
+    if not ok_x:
+        raise RuntimeError("all elements of input should be between 0 and 1")
+    if not ok_t:
+        raise RuntimeError("all elements of target should be between 0 and 1")
 
 
 class BinaryCrossEntropyWithLogits(Builtin):
@@ -713,20 +797,25 @@ def binary_cross_entropy_with_logits(input, target, weight, reduction, pos_weigh
     if target._data.dtype.kind != "f":
         raise RuntimeError(f"result type {_dtype_name(input)} can't be cast to the desired output type "
                            f"{_dtype_name(target)}")
-    dt = input.dtype
-    for t in (target, weight, pos_weight):
-        if t is not None:
-            dt = promote_types(dt, t.dtype)
+    # torch computes (1 - target) * input - log_sigmoid(input) * (1 + (pos_weight - 1) * target),
+    # times weight, multiplying in place: the result has the target's dtype and the input's
+    # shape, whatever the weights' dtypes, and weights that broadcast to more raise
+    out_dtype = target.dtype
+    dt = promote_types(input.dtype, out_dtype)
     if pos_weight is not None:
-        broadcast_shape(pos_weight._data.shape, target._data.shape)
+        _check_inplace_broadcast(shape, broadcast_shape(pos_weight._data.shape, target._data.shape))
         _no_weight_grad("binary_cross_entropy_with_logits", "pos_weight", pos_weight)
     if weight is not None:
-        out = broadcast_shape(shape, weight._data.shape)
-        if out != shape:
-            raise RuntimeError(f"output with shape {list(shape)} doesn't match the broadcast shape {list(out)}")
+        _check_inplace_broadcast(shape, broadcast_shape(shape, weight._data.shape))
         _no_weight_grad("binary_cross_entropy_with_logits", "weight", weight)
     input, target = input.to(dt), target.to(dt)
     w = weight.to(dt)._data if weight is not None else None
     pw = pos_weight.to(dt)._data if pos_weight is not None else None
-    return BinaryCrossEntropyWithLogits.apply(input, target, w, pw, reduction)
+    out = BinaryCrossEntropyWithLogits.apply(input, target, w, pw, reduction)
+    return out if out_dtype is dt else out.to(out_dtype)
+
+
+def _check_inplace_broadcast(shape, out):
+    if out != shape:
+        raise RuntimeError(f"output with shape {list(shape)} doesn't match the broadcast shape {list(out)}")
 

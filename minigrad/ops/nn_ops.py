@@ -7,9 +7,9 @@ import math
 
 from ..autograd.function import _record, NO_CTX, apply_first
 from ..autograd.grad_mode import _grad_enabled
-from ..tensor import Tensor, _make
+from ..tensor import Tensor, _make, _wrap_dim
 from .broadcast import sum_to, sum_to_array
-from .elementwise import Builtin, device_error, where
+from .elementwise import Builtin, Relu as _Relu, device_error, where
 
 _T = (1, 0)
 _DIM0 = (0,)
@@ -183,6 +183,104 @@ def linear(input, weight, bias=None):
 
 # ---- activations ------------------------------------------------------------------------------
 
+class _GradOp(Builtin):
+    """An op's gradient, linear in the incoming gradient g, as a function of g and of the op's
+    input (or output) x, recorded with create_graph the way torch records threshold_backward and
+    friends: x is an input whose derivative is zero. Because of it a gradient taken with
+    create_graph stays connected to x (requires_grad, as in torch), and differentiating it again
+    gives zeros instead of "appears to not have been used in the graph". Subclasses give _grad,
+    on arrays; the ordinary backward never builds these nodes."""
+
+    @classmethod
+    def forward(cls, ctx, g, x, *params):
+        if ctx.needs_input_grad[0]:
+            ctx.save_for_backward(x)
+            ctx.params = params
+        return _make(cls._grad(x._device.backend, g._data, x._data, *params), x._device)
+
+    @classmethod
+    def backward(cls, ctx, gg):
+        ng, nx = ctx.needs_input_grad[:2]
+        x, = ctx.saved_tensors if ng else (None,)
+        rest = (None,) * (len(ctx.needs_input_grad) - 2)
+        zero = _make(gg._device.backend.zeros(gg._data.shape, gg._data.dtype), gg._device) if nx else None
+        return (cls.apply(gg, x, *ctx.params) if ng else None, zero) + rest
+
+    @classmethod
+    def backward_raw(cls, ctx, be, gg):
+        ng, nx = ctx.needs_input_grad[:2]
+        rest = (None,) * (len(ctx.needs_input_grad) - 2)
+        return ((cls._grad(be, gg, ctx.saved_array(), *ctx.params) if ng else None,
+                 be.zeros(gg.shape, gg.dtype) if nx else None) + rest)
+
+
+class ThresholdBackward(_GradOp):
+    """relu's gradient: g where relu's output is positive, else 0."""
+    _node_name = "ThresholdBackwardBackward0"
+
+    @staticmethod
+    def _grad(be, g, out):
+        return be.relu_backward(g, out)
+
+
+class LeakyReluBackward(_GradOp):
+    """leaky_relu's gradient: g where the input is positive, else negative_slope * g."""
+    _node_name = "LeakyReluBackwardBackward0"
+
+    @staticmethod
+    def _grad(be, g, a, slope):
+        return be.where(be.gt(a, 0), g, be.mul(g, slope))
+
+
+class NllLossBackward(_GradOp):
+    """nll_loss's gradient with respect to its input (computed by the loss, handed over as g)."""
+    _node_name = "NllLossBackwardBackward0"
+
+    @staticmethod
+    def _grad(be, g, x):
+        return g
+
+
+class Relu(_Relu):
+    """Tensor.relu's op with torch's check of bool inputs, and a create_graph backward that stays
+    connected to the input (through the saved output) as torch's threshold_backward does."""
+    _node_name = "ReluBackward0"
+
+    @staticmethod
+    def forward(ctx, a):
+        if a._data.dtype.kind == "b":
+            raise RuntimeError("Boolean inputs not supported for relu")
+        out = _make(a._device.backend.relu(a._data), a._device)
+        ctx.save_for_backward(out)
+        return out
+
+    @staticmethod
+    def backward(ctx, g):
+        out, = ctx.saved_tensors
+        return ThresholdBackward.apply(g, out)
+
+
+def relu(a):
+    """minigrad.relu / F.relu: Relu applied to a Tensor a."""
+    if a._requires_grad and _grad_enabled():
+        return _record(Relu, (a,), (True,))
+    return Relu.forward(NO_CTX, a)
+
+
+def softmax_non_float(a, dim, dtype, name):
+    """torch's error for softmax / log_softmax of a non-float tensor (an empty one is returned
+    as is, in its dtype, as torch does); called by the wrappers only when a or dtype is not float."""
+    d = _wrap_dim(dim, a._data.ndim)
+    if dtype is not None:
+        if dtype.is_floating_point:
+            return None
+        a = a.to(dtype)
+    if not a._data.size:
+        return a.clone()
+    kernel = "lastdim_kernel_impl" if d == max(a._data.ndim, 1) - 1 else "kernel_impl"
+    raise NotImplementedError(f"\"{name}_{kernel}\" not implemented for '{a.dtype._legacy[:-6]}'")
+
+
 _NEG_SLOPE_INPLACE = ("In-place {} backward calculation is triggered with a negative slope which is not "
                       "supported. This is caused by calling in-place forward function with a negative "
                       "slope, please call out-of-place version instead.")
@@ -201,7 +299,8 @@ class LeakyRelu(Builtin):
         be = a._device.backend
         pos = be.gt(a._data, 0)
         if ctx.needs_input_grad[0]:
-            ctx.save_for_backward(_make(pos, a._device))
+            # the input only for the create_graph backward (the in-place form overwrites it)
+            ctx.save_for_backward(_make(pos, a._device), None if cls._inplace else a)
             ctx.slope = slope
         return _make(be.where(pos, a._data, be.mul(a._data, slope)), a._device)
 
@@ -209,8 +308,10 @@ class LeakyRelu(Builtin):
     def backward(cls, ctx, g):
         if cls._inplace and ctx.slope < 0:
             raise RuntimeError(_NEG_SLOPE_INPLACE.format("leakyReLu") + _FILE_AN_ISSUE)
-        pos, = ctx.saved_tensors
-        return where(pos, g, g * ctx.slope), None
+        pos, a = ctx.saved_tensors
+        if a is None:
+            return where(pos, g, g * ctx.slope), None
+        return LeakyReluBackward.apply(g, a, ctx.slope), None
 
     @classmethod
     def backward_raw(cls, ctx, be, g):

@@ -398,25 +398,30 @@ class Softmax(Builtin):
         return be.softmax_backward(g, ctx.saved_array(), ctx.dim), None
 
 
-def _softmax_input(a, dim, dtype):
+def _softmax_input(a, dim, dtype, name):
     if dim is None:
         raise TypeError("softmax()/log_softmax() missing required argument 'dim'")
     if dtype is not None:
         a = a.to(dtype)
     if a._data.dtype.kind != "f":
-        raise RuntimeError(f"softmax/log_softmax: expected a floating point tensor, got {a.dtype}")
+        from .nn_ops import softmax_non_float  # torch's NotImplementedError (an empty tensor passes)
+        return softmax_non_float(a, dim, None, name), None
     return a, _wrap_dim(dim, a._data.ndim)
 
 
 def softmax(a, dim=None, dtype=None):
-    a, d = _softmax_input(a, dim, dtype)
+    a, d = _softmax_input(a, dim, dtype, "softmax")
+    if d is None:
+        return a
     if a._data.ndim == 0:
         return a * 0 + 1
     return apply_first(Softmax, a, d)
 
 
 def log_softmax(a, dim=None, dtype=None):
-    a, d = _softmax_input(a, dim, dtype)
+    a, d = _softmax_input(a, dim, dtype, "log_softmax")
+    if d is None:
+        return a
     if a._data.ndim == 0:
         return a * 0
     return apply_first(LogSoftmax, a, d)

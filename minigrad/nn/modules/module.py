@@ -113,7 +113,8 @@ def _addindent(s, num_spaces):
     if len(lines) == 1:
         return s
     pad = " " * num_spaces
-    return lines[0] + "\n" + "\n".join(pad + line for line in lines[1:])
+    # as torch: blank lines stay empty, not indented
+    return lines[0] + "\n" + "\n".join(pad + line if line.strip() else "" for line in lines[1:])
 
 
 class Module:
@@ -492,6 +493,11 @@ class Module:
                 keep_vars = args[2]
         if destination is None:
             destination = OrderedDict()
+            destination._metadata = OrderedDict()
+        # torch's per-module metadata, keyed by the module's prefix without its trailing dot
+        metadata = getattr(destination, "_metadata", None)
+        if metadata is not None:
+            metadata[prefix[:-1]] = {"version": self._version}
         self._save_to_state_dict(destination, prefix, keep_vars)
         for name, m in self._modules.items():
             if m is not None:
