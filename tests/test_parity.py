@@ -183,3 +183,22 @@ def test_batched_matmul_shape_errors(sa, sb, message):
 ])
 def test_zero_dim_and_empty_edge_cases(make, expect):
     assert both(make) == expect
+
+
+@pytest.mark.parametrize("make, expect", [
+    (lambda L: L.tensor([True]).relu(), ("RuntimeError", "Boolean inputs not supported for relu")),
+    (lambda L: L.tensor([1, 2]).softmax(0), ("NotImplementedError", "\"softmax_lastdim_kernel_impl\" not implemented for 'Long'")),
+    (lambda L: L.tensor([[1, 2]]).log_softmax(0), ("NotImplementedError", "\"log_softmax_kernel_impl\" not implemented for 'Long'")),
+    (lambda L: L.zeros(0, dtype=L.int64).softmax(0), ("int64", [])),
+    (lambda L: (L.tensor([1, 2]).softmax(0, dtype=L.float64) * 1000).round(), ("float64", [269.0, 731.0])),
+])
+def test_tensor_methods_relu_and_softmax_check_dtypes(make, expect):
+    assert both(make) == expect
+
+
+def test_relu_method_gradient_stays_connected_with_create_graph(device):
+    x = minigrad.randn(2, 3, device=device, requires_grad=True)
+    g, = minigrad.autograd.grad(x.relu().sum(), x, create_graph=True)
+    assert g.requires_grad
+    gg, = minigrad.autograd.grad(g.sum(), x)
+    assert gg.tolist() == [[0.0] * 3] * 2
