@@ -1,4 +1,5 @@
 """SGD: stochastic gradient descent, optionally with momentum, Nesterov momentum and weight decay."""
+from ..backends import numpy_backend as _numpy_backend
 from ..tensor import _make
 from . import optimizer as _optimizer
 from .optimizer import Optimizer, _blocks, _bump, _check_scalar_tensor, _scalar
@@ -54,10 +55,9 @@ class SGD(Optimizer):
                 g = p._grad
                 if g is None:
                     continue
-                dev = p._device
-                be = dev.backend
+                be = p._device.backend
                 gd = g._data
-                if dev.type != "cpu":
+                if be is not _numpy_backend:
                     if lists is None:
                         lists = {}
                     pair = lists.get(be)
