@@ -91,22 +91,14 @@ def softmax(input, dim=None, _stacklevel=3, dtype=None):
     _tensor(input, "softmax")
     if dim is None:
         dim = _softmax_dim("softmax", input._data.ndim, _stacklevel)
-    if dtype is not None or input._data.dtype.kind != "f":
-        out = _nn.softmax_non_float(input, dim, dtype, "softmax")
-        if out is not None:
-            return out
-    return input.softmax(dim, dtype)
+    return input.softmax(dim, dtype)  # integer input: torch's NotImplementedError, from the op
 
 
 def log_softmax(input, dim=None, _stacklevel=3, dtype=None):
     _tensor(input, "log_softmax")
     if dim is None:
         dim = _softmax_dim("log_softmax", input._data.ndim, _stacklevel)
-    if dtype is not None or input._data.dtype.kind != "f":
-        out = _nn.softmax_non_float(input, dim, dtype, "log_softmax")
-        if out is not None:
-            return out
-    return input.log_softmax(dim, dtype)
+    return input.log_softmax(dim, dtype)  # integer input: torch's NotImplementedError, from the op
 
 
 def dropout(input, p=0.5, training=True, inplace=False):

@@ -267,14 +267,10 @@ def relu(a):
     return Relu.forward(NO_CTX, a)
 
 
-def softmax_non_float(a, dim, dtype, name):
+def softmax_non_float(a, dim, name):
     """torch's error for softmax / log_softmax of a non-float tensor (an empty one is returned
-    as is, in its dtype, as torch does); called by the wrappers only when a or dtype is not float."""
+    as is, in its dtype, as torch does); ops.reduce's softmax calls it for non-float input."""
     d = _wrap_dim(dim, a._data.ndim)
-    if dtype is not None:
-        if dtype.is_floating_point:
-            return None
-        a = a.to(dtype)
     if not a._data.size:
         return a.clone()
     kernel = "lastdim_kernel_impl" if d == max(a._data.ndim, 1) - 1 else "kernel_impl"

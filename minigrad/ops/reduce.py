@@ -405,7 +405,7 @@ def _softmax_input(a, dim, dtype, name):
         a = a.to(dtype)
     if a._data.dtype.kind != "f":
         from .nn_ops import softmax_non_float  # torch's NotImplementedError (an empty tensor passes)
-        return softmax_non_float(a, dim, None, name), None
+        return softmax_non_float(a, dim, name), None
     return a, _wrap_dim(dim, a._data.ndim)
 
 
