@@ -13,6 +13,16 @@ def _finish(data, device, requires_grad):
     return t
 
 
+def _kinds(data):
+    """What decides data's dtype, element by element (see _leaf_kinds), for Python data."""
+    kinds = set()
+    if isinstance(data, (list, tuple)):
+        _leaf_kinds(data, kinds)
+    else:
+        kinds.add(data.__class__)
+    return kinds
+
+
 def _leaf_kinds(seq, acc):
     """Adds to acc what decides the dtype of each element of the nested sequence seq: the type
     of a Python or NumPy scalar, the dtype of an array or tensor."""
@@ -44,18 +54,13 @@ def _kind_dtype(k):
     return None
 
 
-def _infer_dtype(host, data):
+def _infer_dtype(host, data, kinds):
     """torch.tensor's dtype inference: NumPy arrays and tensors keep their dtype; Python numbers
     give bool, int64 or the default float; NumPy scalars and tensors inside a sequence keep
     theirs; a sequence takes the promotion of its elements' dtypes (torch's infer_scalar_type,
     so [np.float64(1), 2] is float64 and [1.5, np.float64(2)] float64 too)."""
-    if isinstance(data, (np.ndarray, Tensor)):
+    if kinds is None:  # a NumPy array or a tensor
         return _dt.from_numpy_dtype(host.dtype)
-    kinds = set()
-    if isinstance(data, (list, tuple)):
-        _leaf_kinds(data, kinds)
-    else:
-        kinds.add(data.__class__)
     if kinds and not kinds <= {float, int, bool}:
         result = None
         for k in kinds:
@@ -104,14 +109,9 @@ def _ragged_message(data):
     return "expected a rectangular nested sequence of numbers"
 
 
-def _check_int_range(data):
+def _check_int_range(data, kinds):
     """torch's error for Python integers outside int64 in data without floats (NumPy would make
     them uint64 or objects, or wrap them)."""
-    kinds = set()
-    if isinstance(data, (list, tuple)):
-        _leaf_kinds(data, kinds)
-    else:
-        kinds.add(data.__class__)
     if int in kinds and float not in kinds:
         flat = [data] if data.__class__ is int else data
         stack = [flat]
@@ -125,17 +125,19 @@ def _check_int_range(data):
 
 
 def tensor(data, dtype=None, device=None, requires_grad=False, pin_memory=False):
+    kinds = None
     if not isinstance(data, (np.ndarray, Tensor)):
+        kinds = _kinds(data)
         try:
             host = _host_array(data)
         except (TypeError, OverflowError):
-            _check_int_range(data)
+            _check_int_range(data, kinds)
             raise
-        if host.dtype.kind in "uf" and (data.__class__ is int or isinstance(data, (list, tuple))):
-            _check_int_range(data)
+        if host.dtype.kind in "uf":
+            _check_int_range(data, kinds)
     else:
         host = _host_array(data)
-    dtype = _infer_dtype(host, data) if dtype is None else _dt.to_dtype(dtype)
+    dtype = _infer_dtype(host, data, kinds) if dtype is None else _dt.to_dtype(dtype)
     dev = canonical(device)
     return _finish(dev.backend.asarray(host.astype(dtype.np, copy=False)), dev, requires_grad)
 

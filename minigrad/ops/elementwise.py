@@ -197,11 +197,14 @@ class Sub(Builtin):
 
     @staticmethod
     def forward(ctx, a, b):
-        if a._data.dtype.kind == "b":  # bool - bool (a mixed pair is refused before its cast)
-            raise RuntimeError("Subtraction, the `-` operator, with two bool tensors is not supported. "
-                               "Use the `^` or `logical_xor()` operator instead.")
         ctx.shapes = (a._data.shape, _shape(b))
-        return _apply_binary(a._device.backend.sub, a, b)
+        try:
+            return _apply_binary(a._device.backend.sub, a, b)
+        except TypeError:  # every backend refuses bool - bool (a mixed pair is refused before its cast)
+            if a._data.dtype.kind != "b":
+                raise
+            raise RuntimeError("Subtraction, the `-` operator, with two bool tensors is not supported. "
+                               "Use the `^` or `logical_xor()` operator instead.") from None
 
     @staticmethod
     def backward(ctx, g):
