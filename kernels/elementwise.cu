@@ -22,6 +22,23 @@
 //              are ignored), each with axpy's arithmetic: the optimizers' update of several
 //              parameters in one launch (torch's _foreach_add_). The 3 * count arrays must not
 //              overlap one another (each block walks every slot, so slots run concurrently).
+//   adam list  adam_list_<sfx>(T lerp_weight, T beta2, T one_minus_beta2, T weight_decay, T decay,
+//                             T eps, int flags, int count,
+//                             T* p0, const T* g0, T* m0, T* v0, T* vmax0, n0, T neg_step0, T bc2_0,
+//                             ..., (the same for slots 1 to 7))
+//              torch.optim.Adam/AdamW's update of up to ADAM_LIST_MAX = 8 parameters per
+//              launch (torch's fused Adam), each element with the bits of the NumPy backend's
+//              foreach_adam, one rounded operation after another (never a fused multiply-add):
+//                p = p * decay                        (AdamW's decoupled decay; 1 otherwise)
+//                d = g, or -g with ADAM_MAXIMIZE;  d = d + p * weight_decay with ADAM_L2
+//                m = m + (d - m) * lerp_weight, or d - (d - m) * lerp_weight with ADAM_LERP_END
+//                v = v * beta2;  v = v + (d * one_minus_beta2) * d
+//                vmax = max(vmax, v) with ADAM_AMSGRAD, and then vmax stands for v below
+//                p = p + (m * neg_step) / (sqrt(v) / bc2 + eps)
+//              neg_step = -lr / (1 - beta1^t) and bc2 = sqrt(1 - beta2^t) are per slot (each
+//              parameter has its own step count t). vmax is null without ADAM_AMSGRAD. As in
+//              axpy_list, unused slots are ignored, and the arrays written (p, m, v, vmax of
+//              every used slot) must overlap neither one another nor any slot's g.
 //   backward   relu_backward_<sfx>, sigmoid_backward_<sfx>, tanh_backward_<sfx>
 //              (const T* g, const T* out, T* dx, n)
 //
@@ -310,6 +327,102 @@ __device__ __forceinline__ void axpy_list(T alpha, int count, const T* const (&x
         if (k < count) map2<T, T>(y[k], x[k], y[k], n[k], Axpy<T>{alpha});
 }
 
+// ---- Adam ------------------------------------------------------------------------------------
+// Every operation is an explicitly rounded intrinsic, so no pair of them is contracted into a
+// fused multiply-add and the bits are those of the NumPy backend's one ufunc after another.
+
+#define ADAM_MAXIMIZE 1
+#define ADAM_L2 2
+#define ADAM_AMSGRAD 4
+#define ADAM_LERP_END 8
+
+__device__ __forceinline__ float add_rn(float a, float b) { return __fadd_rn(a, b); }
+__device__ __forceinline__ double add_rn(double a, double b) { return __dadd_rn(a, b); }
+__device__ __forceinline__ float sub_rn(float a, float b) { return __fsub_rn(a, b); }
+__device__ __forceinline__ double sub_rn(double a, double b) { return __dsub_rn(a, b); }
+__device__ __forceinline__ float div_rn(float a, float b) { return __fdiv_rn(a, b); }
+__device__ __forceinline__ double div_rn(double a, double b) { return __ddiv_rn(a, b); }
+__device__ __forceinline__ float sqrt_rn(float a) { return __fsqrt_rn(a); }
+__device__ __forceinline__ double sqrt_rn(double a) { return __dsqrt_rn(a); }
+
+template <class T> struct AdamHyper {
+    T lerp_weight, beta2, one_minus_beta2, weight_decay, decay, eps;
+    int flags;
+};
+
+template <class T>
+__device__ __forceinline__ void adam_element(const AdamHyper<T>& h, T neg_step, T bc2, T& p, T g,
+                                             T& m, T& v, T& vmax) {
+    p = mul_rn(p, h.decay);
+    T d = (h.flags & ADAM_MAXIMIZE) ? -g : g;
+    if (h.flags & ADAM_L2) d = add_rn(d, mul_rn(p, h.weight_decay));
+    const T step = mul_rn(sub_rn(d, m), h.lerp_weight);
+    m = (h.flags & ADAM_LERP_END) ? sub_rn(d, step) : add_rn(m, step);
+    v = add_rn(mul_rn(v, h.beta2), mul_rn(mul_rn(d, h.one_minus_beta2), d));
+    T second = v;
+    if (h.flags & ADAM_AMSGRAD) second = vmax = Maximum()(vmax, v);
+    const T denom = add_rn(div_rn(sqrt_rn(second), bc2), h.eps);
+    p = add_rn(p, div_rn(mul_rn(m, neg_step), denom));
+}
+
+// One slot, grid-stride: 16-byte vectors when every array of the slot is aligned for them (each
+// thread loads all its operands before it computes), then the rest one element at a time.
+template <class T>
+__device__ __forceinline__ void adam_slot(const AdamHyper<T>& h, T* p, const T* g, T* m, T* v,
+                                          T* vmax, i64 n, T neg_step, T bc2) {
+    constexpr int W = 16 / sizeof(T);
+    typedef Pack<T, W> P;
+    typedef typename P::Raw Raw;
+    GRID_STRIDE_SETUP
+    const bool ams = (h.flags & ADAM_AMSGRAD) != 0;
+    i64 done = 0;
+    if (is_aligned(p, 16) && is_aligned(g, 16) && is_aligned(m, 16) && is_aligned(v, 16) &&
+        (!ams || is_aligned(vmax, 16))) {
+        const i64 nv = n / W;
+        Raw* pv = reinterpret_cast<Raw*>(p);
+        const Raw* gv = reinterpret_cast<const Raw*>(g);
+        Raw* mv = reinterpret_cast<Raw*>(m);
+        Raw* vv = reinterpret_cast<Raw*>(v);
+        Raw* wv = reinterpret_cast<Raw*>(vmax);
+        for (i64 i = first; i < nv; i += stride) {
+            P pp, gg, mm, sq, mx;
+            pp.raw = pv[i];
+            gg.raw = gv[i];
+            mm.raw = mv[i];
+            sq.raw = vv[i];
+            if (ams) mx.raw = wv[i];
+#pragma unroll
+            for (int k = 0; k < W; ++k)
+                adam_element(h, neg_step, bc2, pp.e[k], gg.e[k], mm.e[k], sq.e[k], mx.e[k]);
+            pv[i] = pp.raw;
+            mv[i] = mm.raw;
+            vv[i] = sq.raw;
+            if (ams) wv[i] = mx.raw;
+        }
+        done = nv * W;
+    }
+    for (i64 i = done + first; i < n; i += stride) {
+        T pe = p[i], me = m[i], ve = v[i], we = ams ? vmax[i] : T(0);
+        adam_element(h, neg_step, bc2, pe, g[i], me, ve, we);
+        p[i] = pe;
+        m[i] = me;
+        v[i] = ve;
+        if (ams) vmax[i] = we;
+    }
+}
+
+// As axpy_list: every block walks every slot, the unrolled slot loop keeps indices constant.
+template <class T, int SLOTS>
+__device__ __forceinline__ void adam_list(const AdamHyper<T>& h, int count, T* const (&p)[SLOTS],
+                                          const T* const (&g)[SLOTS], T* const (&m)[SLOTS],
+                                          T* const (&v)[SLOTS], T* const (&vmax)[SLOTS],
+                                          const i64 (&n)[SLOTS], const T (&neg_step)[SLOTS],
+                                          const T (&bc2)[SLOTS]) {
+#pragma unroll
+    for (int k = 0; k < SLOTS; ++k)
+        if (k < count) adam_slot(h, p[k], g[k], m[k], v[k], vmax[k], n[k], neg_step[k], bc2[k]);
+}
+
 template <class T>
 __device__ __forceinline__ void fill(T* y, T value, i64 n) {
     constexpr int W = 16 / sizeof(T);
@@ -455,6 +568,27 @@ __device__ __forceinline__ void where_strided(const bool* c, const T* a, const T
         axpy_list(alpha, count, x, y, n);                                      \
     }
 
+#define ADAM_LIST_MAX 8
+#define ADAM_SLOT(T, k) T* p##k, const T* g##k, T* m##k, T* v##k, T* w##k, i64 n##k, T s##k, T b##k
+#define ADAM_LIST(name, T)                                                     \
+    extern "C" __global__ void name(T lerp_weight, T beta2, T one_minus_beta2, T weight_decay, \
+                                    T decay, T eps, int flags, int count,      \
+                                    ADAM_SLOT(T, 0), ADAM_SLOT(T, 1), ADAM_SLOT(T, 2),   \
+                                    ADAM_SLOT(T, 3), ADAM_SLOT(T, 4), ADAM_SLOT(T, 5),   \
+                                    ADAM_SLOT(T, 6), ADAM_SLOT(T, 7)) {        \
+        const AdamHyper<T> h = {lerp_weight, beta2, one_minus_beta2, weight_decay, decay, eps, \
+                                flags};                                        \
+        T* p[ADAM_LIST_MAX] = {p0, p1, p2, p3, p4, p5, p6, p7};                \
+        const T* g[ADAM_LIST_MAX] = {g0, g1, g2, g3, g4, g5, g6, g7};          \
+        T* m[ADAM_LIST_MAX] = {m0, m1, m2, m3, m4, m5, m6, m7};                \
+        T* v[ADAM_LIST_MAX] = {v0, v1, v2, v3, v4, v5, v6, v7};                \
+        T* w[ADAM_LIST_MAX] = {w0, w1, w2, w3, w4, w5, w6, w7};                \
+        const i64 n[ADAM_LIST_MAX] = {n0, n1, n2, n3, n4, n5, n6, n7};         \
+        const T s[ADAM_LIST_MAX] = {s0, s1, s2, s3, s4, s5, s6, s7};           \
+        const T b[ADAM_LIST_MAX] = {b0, b1, b2, b3, b4, b5, b6, b7};           \
+        adam_list(h, count, p, g, m, v, w, n, s, b);                           \
+    }
+
 #define UNARY_ALL(op, F, sfx, T)                                               \
     UNARY_CONTIG(op##_##sfx, T, T, F)                                          \
     UNARY_STRIDED(op##_strided_##sfx, T, T, F)
@@ -495,7 +629,8 @@ __device__ __forceinline__ void where_strided(const bool* c, const T* a, const T
     BINARY_CONTIG(sigmoid_backward_##sfx, T, T, SigmoidBackward)               \
     BINARY_CONTIG(tanh_backward_##sfx, T, T, TanhBackward)                     \
     AXPY(axpy_##sfx, T)                                                        \
-    AXPY_LIST(axpy_list_##sfx, T)
+    AXPY_LIST(axpy_list_##sfx, T)                                              \
+    ADAM_LIST(adam_list_##sfx, T)
 
 #define INT_KERNELS(sfx, T)                                                    \
     UNARY_ALL(neg, Neg, sfx, T)                                                \

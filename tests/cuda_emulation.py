@@ -1015,6 +1015,58 @@ def _axpy_list(L, alpha, count, *slots):
         y.write(i, vals)
 
 
+ADAM_LIST_MAX = 8
+ADAM_MAXIMIZE, ADAM_L2, ADAM_AMSGRAD, ADAM_LERP_END = 1, 2, 4, 8
+
+
+def _adam_list(L, lerp_weight, beta2, one_minus_beta2, weight_decay, decay, eps, flags, count, *slots):
+    """Adam's update of the first count of the 8 (p, g, m, v, vmax, n, neg_step, bc2) slots, one
+    rounded operation after another in the kernel's T (the scalars arrive as T). The arrays
+    written (p, m, v, and vmax with ADAM_AMSGRAD) must overlap neither one another nor any g,
+    within a slot or across slots; vmax is null without ADAM_AMSGRAD, unused slots all null."""
+    count, flags = int(count), int(flags)
+    if not 0 <= count <= ADAM_LIST_MAX:
+        fault(f"adam_list: count {count} is outside [0, {ADAM_LIST_MAX}]")
+    if flags & ~15:
+        fault(f"adam_list: unknown flags {flags}")
+    ams = bool(flags & ADAM_AMSGRAD)
+    spans, updates = [], []
+    for k in range(ADAM_LIST_MAX):
+        p, g, m, v, w, n, neg_step, bc2 = slots[8 * k: 8 * k + 8]
+        if k >= count:
+            if p.addr or g.addr or m.addr or v.addr or w.addr or int(n):
+                fault(f"adam_list: unused slot {k} is not null and empty")
+            continue
+        if not ams and w.addr:
+            fault(f"adam_list: slot {k} has a vmax without ADAM_AMSGRAD")
+        n = _count("adam_list", n)
+        i = np.arange(n)
+        P = p.read(i) * decay
+        d = -g.read(i) if flags & ADAM_MAXIMIZE else g.read(i)
+        if flags & ADAM_L2:
+            d = d + P * weight_decay
+        step = (d - m.read(i)) * lerp_weight
+        M = d - step if flags & ADAM_LERP_END else m.read(i) + step
+        V = v.read(i) * beta2 + (d * one_minus_beta2) * d
+        second = V
+        written = [("p", p), ("m", m), ("v", v)] + ([("vmax", w)] if ams else [])
+        if ams:
+            second = BINARY["maximum"](w.read(i), V)
+            updates.append((w, i, second))
+        P = P + (M * neg_step) / (np.sqrt(second) / bc2 + eps)
+        updates += [(p, i, P), (m, i, M), (v, i, V)]
+        if n:
+            spans += [(x.addr, x.addr + n * x.isz, k, name, True) for name, x in written]
+            spans.append((g.addr, g.addr + n * g.isz, k, "g", False))
+    for a in range(len(spans)):
+        for b in range(a + 1, len(spans)):
+            (lo1, hi1, k1, w1, wr1), (lo2, hi2, k2, w2, wr2) = spans[a], spans[b]
+            if (wr1 or wr2) and lo1 < hi2 and lo2 < hi1:
+                fault(f"adam_list: slot {k1}'s {w1} overlaps slot {k2}'s {w2}")
+    for x, i, vals in updates:
+        x.write(i, vals)
+
+
 def _register_elementwise():
     f = "elementwise.cu"
     floats, ints = ("f32", "f64"), ("i64", "i32")
@@ -1055,6 +1107,8 @@ def _register_elementwise():
             _kernel(f, f"{op}_backward_{t}", [f"P:{t}", f"P:{t}", f"P:{t}", "i64"], c)
         _kernel(f, f"axpy_{t}", [f"P:{t}", t, f"P:{t}", "i64"], _axpy)
         _kernel(f, f"axpy_list_{t}", [t, "i32"] + [f"P:{t}", f"P:{t}", "i64"] * AXPY_LIST_MAX, _axpy_list)
+        _kernel(f, f"adam_list_{t}", [t] * 6 + ["i32", "i32"] + ([f"P:{t}"] * 5 + ["i64", t, t]) * ADAM_LIST_MAX,
+                _adam_list)
 
 
 # ---- error scales for the compiled-kernel check ----

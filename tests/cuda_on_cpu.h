@@ -58,9 +58,18 @@ void warp_exchange(const void* value, void* result, int size, int src_lane, int 
 static constexpr int warpSize = 32;
 
 inline void __syncthreads() { mgemu::barrier_block(); }
-// rounded multiplies (the host compile uses -ffp-contract=off, so no product is fused anyway)
+// correctly rounded arithmetic (the host compile uses -ffp-contract=off, so no product is fused
+// anyway, and SSE's division and square root round to nearest as the _rn intrinsics do)
 inline float __fmul_rn(float a, float b) { return a * b; }
 inline double __dmul_rn(double a, double b) { return a * b; }
+inline float __fadd_rn(float a, float b) { return a + b; }
+inline double __dadd_rn(double a, double b) { return a + b; }
+inline float __fsub_rn(float a, float b) { return a - b; }
+inline double __dsub_rn(double a, double b) { return a - b; }
+inline float __fdiv_rn(float a, float b) { return a / b; }
+inline double __ddiv_rn(double a, double b) { return a / b; }
+inline float __fsqrt_rn(float a) { return std::sqrt(a); }
+inline double __dsqrt_rn(double a) { return std::sqrt(a); }
 [[noreturn]] inline void __trap() { mgemu::trap("__trap() called"); }
 
 template <class T> inline T __shfl_xor_sync(unsigned mask, T v, int lane_mask, int width = 32) {

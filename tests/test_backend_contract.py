@@ -452,6 +452,105 @@ def foreach_axpy_aliasing(be, f):
     f([], [], 1.0)  # nothing to do
 
 
+def _adam_bits_ref(p, g, m, v, vm, t, lr, beta1, beta2, eps, weight_decay, decoupled, maximize):
+    """foreach_adam's documented formula on host arrays, in place: one rounded NumPy operation
+    after another, in the order the contract gives (the bits every backend must have)."""
+    dt = p.dtype.type
+    if weight_decay != 0 and decoupled:
+        p[...] = p * dt(1 - lr * weight_decay)
+    d = -g if maximize else g
+    if weight_decay != 0 and not decoupled:
+        d = d + p * dt(weight_decay)
+    w = 1 - beta1
+    m[...] = m + (d - m) * dt(w) if abs(w) < 0.5 else d - (d - m) * dt(1 - w)
+    v[...] = v * dt(beta2) + (d * dt(1 - beta2)) * d
+    if vm is not None:
+        vm[...] = np.maximum(vm, v)
+        v = vm
+    p[...] = p + (m * dt(-(lr / (1 - beta1 ** t)))) / (np.sqrt(v) / dt((1 - beta2 ** t) ** 0.5) + dt(eps))
+
+
+def _adam_math_ref(p, g, m, v, vm, t, lr, beta1, beta2, eps, weight_decay, decoupled, maximize):
+    """The same update as torch.optim.Adam's docs write it, in float64: the semantic check."""
+    p, g, m, v = (x.astype(F64) for x in (p, g, m, v))
+    if decoupled:
+        p = p * (1 - lr * weight_decay)
+    g = -g if maximize else g
+    if not decoupled:
+        g = g + weight_decay * p
+    m = beta1 * m + (1 - beta1) * g
+    v = beta2 * v + (1 - beta2) * g * g
+    vmax = None if vm is None else np.maximum(vm.astype(F64), v)
+    vhat = (v if vm is None else vmax) / (1 - beta2 ** t)
+    p = p - lr * (m / (1 - beta1 ** t)) / (np.sqrt(vhat) + eps)
+    return p, m, v, vmax
+
+
+ADAM_OPTIONS = [dict(lr=1e-2, beta1=0.9, beta2=0.999, eps=1e-8, weight_decay=0, decoupled=False, maximize=False),
+                dict(lr=3e-3, beta1=0.3, beta2=0.9, eps=1e-6, weight_decay=0.1, decoupled=False, maximize=True),
+                dict(lr=5e-2, beta1=0.9, beta2=0.99, eps=1e-8, weight_decay=0.01, decoupled=True, maximize=False)]
+
+
+def adam_case(options, amsgrad):
+    @custom("formula-bits-" + "-".join(f"{k}{v}" for k, v in options.items()) + ("-amsgrad" if amsgrad else ""))
+    def check(be, f):
+        # more parameters than one CUDA launch takes (8), float32 and float64 runs, an empty and
+        # a 0-d one, odd sizes (16-byte vectors and a scalar tail), gradients that are views
+        # of other memory, and each parameter at its own step count
+        shapes = [(3, 4), (10,), (784, 256), (5,), (0, 3), (), (7, 9), (4099,), (1,), (2, 3), (301,)]
+        dts = [F64 if k in (3, 4, 5) else F32 for k in range(len(shapes))]
+        host = [[u(*s, dtype=dt), u(*s, dtype=dt), u(*s, dtype=dt, lo=-0.1, hi=0.1), u(*s, dtype=dt, lo=0, hi=0.01),
+                 u(*s, dtype=dt, lo=0, hi=0.02) if amsgrad else None] for s, dt in zip(shapes, dts)]
+        host[1][1][3] = 0.0                  # a zero gradient and a zero second moment
+        host[1][3][3] = 0.0
+        steps = [float(1 + k % 4) for k in range(len(shapes))]
+        dev = [[None if a is None else be.asarray(a) for a in arrays] for arrays in host]
+        for k in (2, 7):                     # gradients as reshaped views of flat arrays
+            dev[k][1] = be.reshape(be.asarray(host[k][1].reshape(-1)), host[k][1].shape)
+        cols = list(zip(*dev))
+        f(list(cols[0]), list(cols[1]), list(cols[2]), list(cols[3]), list(cols[4]) if amsgrad else None, steps,
+          **options)
+        for k, (arrays, t) in enumerate(zip(host, steps)):
+            math = _adam_math_ref(*arrays, t, **options)
+            _adam_bits_ref(*arrays, t, **options)
+            for j, (got, want) in enumerate(zip(dev[k][:1] + dev[k][2:], arrays[:1] + arrays[2:])):
+                if want is None:
+                    continue
+                got = be.to_numpy(got)
+                assert got.dtype == want.dtype and got.shape == want.shape
+                assert got.tobytes() == want.tobytes(), f"parameter {k}, array {j} differs from the formula's bits"
+            for got, want in zip(arrays[:1] + arrays[2:], math):
+                if want is not None:
+                    np.testing.assert_allclose(got, want, rtol=2e-5 if got.dtype == F32 else 1e-12, atol=1e-7)
+    return check
+
+
+@custom("strided-cast-and-aliasing-in-order")
+def foreach_adam_unusual(be, f):
+    # a transposed parameter, a broadcast gradient, and a gradient that is another parameter
+    # (read as the earlier update left it)
+    opts = dict(lr=0.1, beta1=0.9, beta2=0.99, eps=1e-8, weight_decay=0.01, decoupled=False, maximize=False)
+    a, b, c = u(4, 3), u(3, 4), u(5)
+    ga, gc = u(4, 3), u(1)
+    ma, va = u(4, 3, lo=-0.1, hi=0.1), u(4, 3, lo=0, hi=0.01)
+    mb, vb, mc, vc = u(3, 4), u(3, 4, lo=0, hi=0.01), u(5), u(5, lo=0, hi=0.01)
+    pa = be.transpose(be.asarray(np.ascontiguousarray(a.T)), (1, 0))
+    dev = [pa, be.asarray(b), be.asarray(c)]
+    dm = [be.asarray(ma), be.asarray(mb), be.asarray(mc)]
+    dv = [be.asarray(va), be.asarray(vb), be.asarray(vc)]
+    # b's gradient is a itself (transposed): b's update reads a after a's update
+    f(dev, [be.asarray(ga), be.transpose(pa, (1, 0)), be.broadcast_to(be.asarray(gc), (5,))], dm, dv, None,
+      [1.0, 2.0, 3.0], **opts)
+    _adam_bits_ref(a, ga, ma, va, None, 1.0, **opts)
+    _adam_bits_ref(b, np.ascontiguousarray(a.T), mb, vb, None, 2.0, **opts)
+    _adam_bits_ref(c, np.broadcast_to(gc, (5,)), mc, vc, None, 3.0, **opts)
+    for got, want in ((dev[0], a), (dm[0], ma), (dv[0], va), (dev[1], b),
+                      (dm[1], mb), (dv[1], vb), (dev[2], c), (dm[2], mc), (dv[2], vc)):
+        got = be.to_numpy(got)
+        assert got.dtype == want.dtype and got.tobytes() == np.ascontiguousarray(want).tobytes()
+    f([], [], [], [], None, [], **opts)   # nothing to do
+
+
 def matmul_bias_bits_case(dtype):
     @custom(f"bias-bits-of-product-then-add-{np.dtype(dtype).name}")
     def check(be, f):
@@ -792,6 +891,7 @@ TABLE = {
              raises(ValueError, u(3), u(2, 3), 1.0, label="would-grow-dst"),
              axpy_bits_case(F32), axpy_bits_case(F64)],
     "foreach_axpy": [foreach_axpy_many, foreach_axpy_aliasing],
+    "foreach_adam": [adam_case(o, ams) for o in ADAM_OPTIONS for ams in (False, True)] + [foreach_adam_unusual],
     "copyto": [mutates(u(2, 3), u(2, 3), target=0, ref=lambda d, s: s),
                mutates(u(2, 3), arr(5.0, F32), target=0, expect=np.full((2, 3), 5.0)),
                mutates(u(2, 3, dtype=F64), u(3, dtype=F64), target=0, ref=lambda d, s: np.broadcast_to(s, d.shape)),

@@ -682,6 +682,49 @@ def test_sgd_step_updates_eight_parameters_per_launch(be):
 
 
 @needs_emulation
+@pytest.mark.parametrize("name, kwargs", [("Adam", dict(lr=0.01)), ("AdamW", dict(lr=0.01, amsgrad=True)),
+                                          ("Adam", dict(lr=0.01, weight_decay=0.1, maximize=True))])
+def test_adam_step_updates_eight_parameters_per_launch(be, name, kwargs):
+    """Adam on the GPU is torch's fused Adam: up to eight parameters per adam_list launch, each
+    with the NumPy backend's bits; a parameter without a gradient keeps its value, its state
+    and its version."""
+    import minigrad
+    from minigrad.backends import cuda_backend, numpy_backend
+    nn = minigrad.nn
+    model = nn.Sequential(*[nn.Linear(5, 5) for _ in range(5)], nn.Linear(5, 2)).cuda()
+    frozen = nn.Linear(5, 5).cuda()
+    params = list(model.parameters()) + list(frozen.parameters())
+    opt = getattr(minigrad.optim, name)(params, **kwargs)
+    cpu_params = [p.detach().cpu() for p in params]
+    for step in range(3):
+        model.zero_grad()
+        model(minigrad.randn(3, 5, device="cuda")).sum().backward()
+        versions = [p._version for p in params]
+        grads = [None if p.grad is None else be.to_numpy(p.grad._data) for p in params]
+        with cuda_backend.record_launches(be.index) as launched:
+            opt.step()
+        if step == 0:   # the first step also makes the state: a fill (zeros) per state tensor
+            launched = [k for k in launched if k != "fill_f32"]
+        assert launched == ["adam_list_f32"] * 2     # 12 parameters with gradients: 8 + 4
+        # the same update on the CPU, from the same gradients
+        with_grads = [(c, g) for c, g in zip(cpu_params, grads) if g is not None]
+        if step == 0:
+            ref = getattr(minigrad.optim, name)([c for c, _ in with_grads], **kwargs)
+        for c, g in with_grads:
+            c.grad = minigrad.tensor(g)
+        ref.step()
+        for p, c, g, v in zip(params, cpu_params, grads, versions):
+            assert be.to_numpy(p._data).tobytes() == c._data.tobytes()
+            bumps = 0 if g is None else 2 if name == "AdamW" else 1   # torch's AdamW: p.mul_ then p.addcdiv_
+            assert p._version == v + bumps
+    assert all(p not in opt.state for p in frozen.parameters())
+    for p, c in zip(model.parameters(), cpu_params):
+        for key in ("exp_avg", "exp_avg_sq") + (("max_exp_avg_sq",) if kwargs.get("amsgrad") else ()):
+            assert be.to_numpy(opt.state[p][key]._data).tobytes() == ref.state[c][key]._data.tobytes()
+    assert numpy_backend.foreach_adam  # the CPU reference ran through it
+
+
+@needs_emulation
 def test_kept_index_bounds_follow_the_index(emu, monkeypatch):
     import minigrad
     x = minigrad.randn(4, 5, device="cuda", requires_grad=True)
@@ -757,6 +800,30 @@ def test_emulation_catches_overlapping_axpy_list_slots(be, emu):
         launch(2, (y[:4], x[:4], np.int64(4)), (x[4:], y[2:6], np.int64(4)))
     with pytest.raises(emu.EmulatedFault, match="unused slot 1"):
         launch(1, (x, y, np.int64(8)), (x, y, np.int64(8)))
+
+
+@needs_emulation
+def test_emulation_catches_overlapping_adam_list_slots(be, emu):
+    p, g, m, v = [be.asarray(np.full(8, 0.5, F32)) for _ in range(4)]
+    w = be.asarray(np.zeros(8, F32))
+    f32, null = np.float32, np.uint64(0)
+    hyper = (f32(0.1), f32(0.99), f32(0.01), f32(0), f32(1), f32(1e-8))
+    unused = (null,) * 5 + (np.int64(0), f32(0), f32(0))
+
+    def launch(flags, *slots):
+        slots = [s + (np.int64(s[0].size), f32(-0.1), f32(0.1)) for s in slots]
+        args = hyper + (np.int32(flags), np.int32(len(slots))) + sum(slots, ()) + unused * (8 - len(slots))
+        be._launch("elementwise.cu", "adam_list_f32", (1,), (256,), args)
+    launch(0, (p[:4], g[:4], m[:4], v[:4], null), (p[4:], g[4:], m[4:], v[4:], null))   # halves: no overlap
+    assert be.to_numpy(m).tolist() == [0.5] * 8 and be.to_numpy(p).tolist() != [0.5] * 8
+    with pytest.raises(emu.EmulatedFault, match="slot 0's m overlaps slot 1's p"):
+        launch(0, (p[:4], g[:4], m[:4], v[:4], null), (m[2:6], g[4:], w[:4], v[4:], null))
+    with pytest.raises(emu.EmulatedFault, match="slot 0's v overlaps slot 0's g"):
+        launch(0, (p[:4], v[:4], m[:4], v[:4], null))
+    with pytest.raises(emu.EmulatedFault, match="slot 0 has a vmax without ADAM_AMSGRAD"):
+        launch(0, (p[:4], g[:4], m[:4], v[:4], w[:4]))
+    launch(4, (p[:4], g[:4], m[:4], v[:4], w[:4]))     # with ADAM_AMSGRAD it is read and written
+    assert be.to_numpy(w)[:4].tolist() == be.to_numpy(v)[:4].tolist()
 
 
 @needs_emulation

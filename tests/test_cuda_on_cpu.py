@@ -371,6 +371,57 @@ def test_axpy_list_is_axpy_per_slot(count, dtype):
         assert out.tobytes() == (y + alpha * x).tobytes()   # NumPy's multiply then add
 
 
+ADAM_FLAG_SETS = [  # (ADAM_* flags, the NumPy backend's options): every flag, alone and together
+    (0, dict(beta1=0.9, weight_decay=0, decoupled=False, maximize=False)),
+    (1 | 2 | 4, dict(beta1=0.9, weight_decay=0.1, decoupled=False, maximize=True)),
+    (8, dict(beta1=0.3, weight_decay=0.01, decoupled=True, maximize=False)),
+    (2 | 4 | 8, dict(beta1=0.0, weight_decay=0.5, decoupled=False, maximize=False))]
+
+
+@pytest.mark.parametrize("flags, options", ADAM_FLAG_SETS)
+@pytest.mark.parametrize("dtype", [F32, F64], ids=["f32", "f64"])
+def test_adam_list_has_the_numpy_backends_bits(flags, options, dtype):
+    # torch's fused Adam: every used slot gets exactly the NumPy backend's foreach_adam bits, at
+    # any size and alignment, with each slot at its own step count and a grid far smaller than
+    # the work; a zero gradient and second moment make 0 / (0 + eps) terms
+    from minigrad.backends import numpy_backend
+    rng = np.random.default_rng(flags)
+    mod = cuda_on_cpu.load_kernel_file("elementwise.cu")
+    sfx = "f32" if dtype == F32 else "f64"
+    lr, beta2, eps = 0.01, 0.99, 1e-8
+    ams = bool(flags & 4)
+    sizes = [1, 5, 1000, 4099, 7, 0, 300]
+    steps = [float(1 + k % 3) for k in range(len(sizes))]
+    beta1, wd, dec = options["beta1"], options["weight_decay"], options["decoupled"]
+    w = 1 - beta1
+    c = dtype
+    args = [c(w if abs(w) < 0.5 else 1 - w), c(beta2), c(1 - beta2), c(wd), c(1 - lr * wd if dec else 1.0), c(eps),
+            I32(flags), I32(len(sizes))]
+    host, outputs = [], []
+    for k, (n, t) in enumerate(zip(sizes, steps)):
+        arrays = [rng.uniform(-3, 3, n), rng.uniform(-3, 3, n), rng.uniform(-0.1, 0.1, n), rng.uniform(0, 0.01, n),
+                  rng.uniform(0, 0.02, n)]
+        arrays = [a.astype(dtype) for a in arrays]
+        if n > 3:
+            arrays[1][2] = arrays[3][2] = 0
+        host.append(arrays)
+        base = len(args)
+        args += [(a, k % 2) for a in (arrays if ams else arrays[:4])]   # odd slots misaligned for vectors
+        if not ams:
+            args.append(np.uint64(0))
+        args += [I64(n), c(-(lr / (1 - beta1 ** t))), c((1 - beta2 ** t) ** 0.5)]
+        outputs += [base, base + 2, base + 3] + ([base + 4] if ams else [])
+    args += [np.uint64(0)] * 5 + [I64(0), c(0), c(0)]   # the unused eighth slot
+    outs = _run(mod, f"adam_list_{sfx}", (3,), (256,), args, outputs)
+    cols = [list(col) for col in zip(*host)]
+    numpy_backend.foreach_adam(cols[0], cols[1], cols[2], cols[3], cols[4] if ams else None, steps, lr=lr,
+                               beta1=beta1, beta2=beta2, eps=eps, weight_decay=wd, decoupled=dec,
+                               maximize=options["maximize"])
+    want = [a for arrays in host for a in ([arrays[0], arrays[2], arrays[3]] + ([arrays[4]] if ams else []))]
+    for j, (got, ref) in enumerate(zip(outs, want)):
+        assert got.tobytes() == ref.tobytes(), f"output {j} differs from the NumPy backend's bits"
+
+
 def _meta(shape, *stride_sets):
     return np.array(list(shape) + [s for strides in stride_sets for s in strides], I64)
 

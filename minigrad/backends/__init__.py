@@ -14,8 +14,9 @@ PRIMITIVES = (
     # rounding to integral values, of float arrays (round: half to even)
     "floor", "ceil", "trunc", "round",
     # elementwise, binary (second operand an array or a Python scalar); axpy(dst, src, alpha):
-    # dst += alpha * src in place; foreach_axpy(dsts, srcs, alpha): the same for lists of pairs
-    "add", "iadd", "binary_inplace", "axpy", "foreach_axpy", "sub", "mul", "div", "pow", "maximum", "minimum",
+    # dst += alpha * src in place; foreach_axpy(dsts, srcs, alpha): the same for lists of pairs;
+    # foreach_adam: torch.optim.Adam's update of a list of parameters in place
+    "add", "iadd", "binary_inplace", "axpy", "foreach_axpy", "foreach_adam", "sub", "mul", "div", "pow", "maximum", "minimum",
     "eq", "ne", "lt", "le", "gt", "ge", "where", "clip",
     # fused backward formulas (g: the incoming gradient, out/y: the forward's output)
     "relu_backward", "sigmoid_backward", "tanh_backward",

@@ -206,6 +206,43 @@ def foreach_axpy(dsts, srcs, alpha):
         axpy(dst, src, alpha)
 
 
+def foreach_adam(params, grads, exp_avgs, exp_avg_sqs, max_exp_avg_sqs, steps, *, lr, beta1, beta2, eps,
+                 weight_decay, decoupled, maximize):
+    """torch.optim.Adam's (and AdamW's) update of each parameter in params, in place, with its
+    gradient, its state arrays and its step count t (after this step's increment): steps[i]
+    (torch's _fused_adam_). max_exp_avg_sqs is None, or with amsgrad the running maxima. Python
+    number hyperparameters, one ufunc after another (the CUDA kernel has the same bits):
+
+        p *= 1 - lr * weight_decay                           (decoupled, AdamW)
+        d = g (-g if maximize), + p * weight_decay           (not decoupled, Adam's L2)
+        m = lerp(m, d, 1 - beta1);  v = v * beta2 + (d * (1 - beta2)) * d
+        p += (m * -(lr / (1 - beta1 ** t))) / (sqrt(v) / sqrt(1 - beta2 ** t) + eps)
+    where v is max(vmax, v), kept in vmax, with amsgrad. lerp is torch's: a + (b - a) * w for
+    |w| < 0.5, else b - (b - a) * (1 - w), exact at both ends. A parameter's state arrays have its
+    dtype and shape (torch's load_state_dict casts them so); its gradient broadcasts to it."""
+    w = 1 - beta1
+    l2 = weight_decay != 0 and not decoupled
+    decay = 1 - lr * weight_decay if weight_decay != 0 and decoupled else None
+    for i, p in enumerate(params):
+        g, m, v = grads[i], exp_avgs[i], exp_avg_sqs[i]
+        t = steps[i]
+        if decay is not None:
+            np.multiply(p, decay, p)
+        d = np.negative(g) if maximize else g
+        if l2:
+            d = np.add(d, np.multiply(p, weight_decay))
+        if abs(w) < 0.5:
+            np.add(m, np.multiply(np.subtract(d, m), w), m)
+        else:
+            np.subtract(d, np.multiply(np.subtract(d, m), 1 - w), m)
+        np.multiply(v, beta2, v)
+        np.add(v, np.multiply(np.multiply(d, 1 - beta2), d), v)
+        if max_exp_avg_sqs is not None:
+            v = np.maximum(max_exp_avg_sqs[i], v, out=max_exp_avg_sqs[i])
+        denom = np.add(np.true_divide(np.sqrt(v), (1 - beta2 ** t) ** 0.5), eps)
+        np.add(p, np.true_divide(np.multiply(m, -(lr / (1 - beta1 ** t))), denom), p)
+
+
 # np.vdot sums with BLAS in a few SIMD lanes: one call instead of a product and a pairwise sum,
 # and as accurate as the pairwise sum while the vectors are short
 _VDOT_BLAS_MAX = 1024

@@ -1,7 +1,7 @@
 """Adam and AdamW (Adam with decoupled weight decay): one update, two sets of defaults."""
 from ..tensor import Tensor
-from .optimizer import (Optimizer, _blocks, _bump, _check_scalar_tensor, _increment, _lerp_, _scalar,
-                        _step_tensor, _zeros_like)
+from .optimizer import (Optimizer, _blocks, _bump, _check_scalar_tensor, _increment, _scalar, _step_tensor,
+                        _zeros_like)
 
 
 class Adam(Optimizer):
@@ -49,16 +49,18 @@ class Adam(Optimizer):
                             decoupled_weight_decay=False, fused=None)
 
     def step(self, closure=None):
-        """Perform a single optimization step; returns closure()'s loss when a closure is given."""
+        """Perform a single optimization step; returns closure()'s loss when a closure is given.
+
+        The update is the backend's foreach_adam over every parameter of a group on one backend
+        (on a GPU, torch's fused Adam: up to eight parameters per launch); on the CPU a large
+        parameter goes in blocks (see _blocks), each one list entry."""
         loss = self._closure_loss(closure)
         for group in self.param_groups:
             lr = _scalar(group["lr"])
             beta1, beta2 = (_scalar(b) for b in group["betas"])
-            eps = group["eps"]
-            weight_decay = group["weight_decay"]
-            decoupled = group["decoupled_weight_decay"]
             amsgrad = group["amsgrad"]
-            maximize = group["maximize"]
+            decays = group["weight_decay"] != 0 and group["decoupled_weight_decay"]
+            lists = {}  # backend -> (params, grads, exp_avgs, exp_avg_sqs, max_exp_avg_sqs, steps)
             for p, g, be, state in self._with_grads(group):
                 if len(state) == 0:
                     state["step"] = _step_tensor()
@@ -67,26 +69,22 @@ class Adam(Optimizer):
                     if amsgrad:
                         state["max_exp_avg_sq"] = _zeros_like(p)
                 step = _increment(state["step"])
-                step_size = lr / (1 - beta1 ** step)
-                bias_correction2_sqrt = (1 - beta2 ** step) ** 0.5
+                entry = lists.get(be)
+                if entry is None:
+                    entry = lists[be] = ([], [], [], [], [] if amsgrad else None, [])
                 vmax = state["max_exp_avg_sq"]._data if amsgrad else None
-                if weight_decay != 0 and decoupled:
-                    be.binary_inplace("mul", p._data, 1 - lr * weight_decay)
+                for block in _blocks(p._device, p._data, g._data, state["exp_avg"]._data,
+                                     state["exp_avg_sq"]._data, vmax):
+                    for k in range(4 + amsgrad):
+                        entry[k].append(block[k])
+                    entry[5].append(step)
+                if decays:  # torch's AdamW changes p twice, as p.mul_ then p.addcdiv_
                     _bump(p)
-                for pb, gb, m, v, vm in _blocks(p._device, p._data, g._data, state["exp_avg"]._data,
-                                                 state["exp_avg_sq"]._data, vmax):
-                    d = be.neg(gb) if maximize else gb
-                    if weight_decay != 0 and not decoupled:
-                        d = be.add(d, be.mul(pb, weight_decay))
-                    _lerp_(be, m, d, 1 - beta1)
-                    be.binary_inplace("mul", v, beta2)
-                    be.binary_inplace("add", v, be.mul(be.mul(d, 1 - beta2), d))
-                    if amsgrad:
-                        be.copyto(vm, be.maximum(vm, v))
-                        v = vm
-                    denom = be.add(be.div(be.sqrt(v), bias_correction2_sqrt), eps)
-                    be.binary_inplace("add", pb, be.div(be.mul(m, -step_size), denom))
                 _bump(p)
+            for be, (ps, gs, ms, vs, vms, steps) in lists.items():
+                be.foreach_adam(ps, gs, ms, vs, vms, steps, lr=lr, beta1=beta1, beta2=beta2, eps=group["eps"],
+                                weight_decay=group["weight_decay"], decoupled=group["decoupled_weight_decay"],
+                                maximize=group["maximize"])
         return loss
 
 
