@@ -39,6 +39,18 @@
 //              parameter has its own step count t). vmax is null without ADAM_AMSGRAD. As in
 //              axpy_list, unused slots are ignored, and the arrays written (p, m, v, vmax of
 //              every used slot) must overlap neither one another nor any slot's g.
+//   sgd list   sgd_list_<sfx>(T lr, T momentum, T one_minus_dampening, T weight_decay, int flags,
+//                            int count, T* p0, const T* g0, T* buf0, n0, int first0, ..., (slots
+//                            1 to 7))
+//              torch.optim.SGD's update with momentum or weight decay, of up to SGD_LIST_MAX = 8
+//              parameters per launch, with the bits of the NumPy backend's foreach_sgd:
+//                d = g, or -g with SGD_MAXIMIZE;  d = d + p * weight_decay with SGD_L2
+//                with SGD_MOMENTUM: buf = d on the slot's first step, else
+//                  buf = buf * momentum + d (d * one_minus_dampening with SGD_DAMPENING);
+//                  d = d + buf * momentum with SGD_NESTEROV, else buf
+//                p = p - d * lr
+//              buf is null without SGD_MOMENTUM, and not read on a first step. The arrays written
+//              (p, buf) must overlap neither one another nor any slot's g, as in adam_list.
 //   backward   relu_backward_<sfx>, sigmoid_backward_<sfx>, tanh_backward_<sfx>
 //              (const T* g, const T* out, T* dx, n)
 //
@@ -365,50 +377,107 @@ __device__ __forceinline__ void adam_element(const AdamHyper<T>& h, T neg_step, 
     p = add_rn(p, div_rn(mul_rn(m, neg_step), denom));
 }
 
-// One slot, grid-stride: 16-byte vectors when every array of the slot is aligned for them (each
-// thread loads all its operands before it computes), then the rest one element at a time.
-template <class T>
-__device__ __forceinline__ void adam_slot(const AdamHyper<T>& h, T* p, const T* g, T* m, T* v,
-                                          T* vmax, i64 n, T neg_step, T bc2) {
+// One slot of an optimizer's update, grid-stride: the first `used` of K arrays are updated in
+// place (the others may be null) from one read-only gradient, f(e, g) taking each element's K
+// values by reference. 16-byte vectors when every array used is aligned for them (a thread
+// loads all its operands before it computes), then the rest one element at a time.
+template <class T, int K, class F>
+__device__ __forceinline__ void update_slot(T* const (&x)[K], int used, const T* g, i64 n, F f) {
     constexpr int W = 16 / sizeof(T);
     typedef Pack<T, W> P;
     typedef typename P::Raw Raw;
     GRID_STRIDE_SETUP
-    const bool ams = (h.flags & ADAM_AMSGRAD) != 0;
-    i64 done = 0;
-    if (is_aligned(p, 16) && is_aligned(g, 16) && is_aligned(m, 16) && is_aligned(v, 16) &&
-        (!ams || is_aligned(vmax, 16))) {
-        const i64 nv = n / W;
-        Raw* pv = reinterpret_cast<Raw*>(p);
-        const Raw* gv = reinterpret_cast<const Raw*>(g);
-        Raw* mv = reinterpret_cast<Raw*>(m);
-        Raw* vv = reinterpret_cast<Raw*>(v);
-        Raw* wv = reinterpret_cast<Raw*>(vmax);
-        for (i64 i = first; i < nv; i += stride) {
-            P pp, gg, mm, sq, mx;
-            pp.raw = pv[i];
-            gg.raw = gv[i];
-            mm.raw = mv[i];
-            sq.raw = vv[i];
-            if (ams) mx.raw = wv[i];
+    bool aligned = is_aligned(g, 16);
 #pragma unroll
-            for (int k = 0; k < W; ++k)
-                adam_element(h, neg_step, bc2, pp.e[k], gg.e[k], mm.e[k], sq.e[k], mx.e[k]);
-            pv[i] = pp.raw;
-            mv[i] = mm.raw;
-            vv[i] = sq.raw;
-            if (ams) wv[i] = mx.raw;
+    for (int k = 0; k < K; ++k)
+        if (k < used) aligned = aligned && is_aligned(x[k], 16);
+    i64 done = 0;
+    if (aligned) {
+        const i64 nv = n / W;
+        for (i64 i = first; i < nv; i += stride) {
+            P v[K], gv;
+            gv.raw = reinterpret_cast<const Raw*>(g)[i];
+#pragma unroll
+            for (int k = 0; k < K; ++k)
+                if (k < used) v[k].raw = reinterpret_cast<const Raw*>(x[k])[i];
+#pragma unroll
+            for (int w = 0; w < W; ++w) {
+                T e[K];
+#pragma unroll
+                for (int k = 0; k < K; ++k) e[k] = k < used ? v[k].e[w] : T(0);
+                f(e, gv.e[w]);
+#pragma unroll
+                for (int k = 0; k < K; ++k) v[k].e[w] = e[k];
+            }
+#pragma unroll
+            for (int k = 0; k < K; ++k)
+                if (k < used) reinterpret_cast<Raw*>(x[k])[i] = v[k].raw;
         }
         done = nv * W;
     }
     for (i64 i = done + first; i < n; i += stride) {
-        T pe = p[i], me = m[i], ve = v[i], we = ams ? vmax[i] : T(0);
-        adam_element(h, neg_step, bc2, pe, g[i], me, ve, we);
-        p[i] = pe;
-        m[i] = me;
-        v[i] = ve;
-        if (ams) vmax[i] = we;
+        T e[K];
+#pragma unroll
+        for (int k = 0; k < K; ++k) e[k] = k < used ? x[k][i] : T(0);
+        f(e, g[i]);
+#pragma unroll
+        for (int k = 0; k < K; ++k)
+            if (k < used) x[k][i] = e[k];
     }
+}
+
+template <class T>
+__device__ __forceinline__ void adam_slot(const AdamHyper<T>& h, T* p, const T* g, T* m, T* v,
+                                          T* vmax, i64 n, T neg_step, T bc2) {
+    T* const x[4] = {p, m, v, vmax};
+    update_slot(x, (h.flags & ADAM_AMSGRAD) ? 4 : 3, g, n, [&](T (&e)[4], T ge) {
+        adam_element(h, neg_step, bc2, e[0], ge, e[1], e[2], e[3]);
+    });
+}
+
+// ---- SGD with momentum or weight decay ----------------------------------------------------------
+
+#define SGD_MAXIMIZE 1
+#define SGD_L2 2
+#define SGD_MOMENTUM 4
+#define SGD_NESTEROV 8
+#define SGD_DAMPENING 16
+
+template <class T> struct SgdHyper {
+    T lr, momentum, one_minus_dampening, weight_decay;
+    int flags;
+};
+
+template <class T>
+__device__ __forceinline__ void sgd_element(const SgdHyper<T>& h, int first, T& p, T g, T& buf) {
+    T d = (h.flags & SGD_MAXIMIZE) ? -g : g;
+    if (h.flags & SGD_L2) d = add_rn(d, mul_rn(p, h.weight_decay));
+    if (h.flags & SGD_MOMENTUM) {
+        if (first)
+            buf = d;
+        else
+            buf = add_rn(mul_rn(buf, h.momentum),
+                         (h.flags & SGD_DAMPENING) ? mul_rn(d, h.one_minus_dampening) : d);
+        d = (h.flags & SGD_NESTEROV) ? add_rn(d, mul_rn(buf, h.momentum)) : buf;
+    }
+    p = sub_rn(p, mul_rn(d, h.lr));
+}
+
+template <class T>
+__device__ __forceinline__ void sgd_slot(const SgdHyper<T>& h, T* p, const T* g, T* buf, i64 n,
+                                         int first) {
+    T* const x[2] = {p, buf};
+    update_slot(x, (h.flags & SGD_MOMENTUM) ? 2 : 1, g, n,
+                [&](T (&e)[2], T ge) { sgd_element(h, first, e[0], ge, e[1]); });
+}
+
+template <class T, int SLOTS>
+__device__ __forceinline__ void sgd_list(const SgdHyper<T>& h, int count, T* const (&p)[SLOTS],
+                                         const T* const (&g)[SLOTS], T* const (&buf)[SLOTS],
+                                         const i64 (&n)[SLOTS], const int (&first)[SLOTS]) {
+#pragma unroll
+    for (int k = 0; k < SLOTS; ++k)
+        if (k < count) sgd_slot(h, p[k], g[k], buf[k], n[k], first[k]);
 }
 
 // As axpy_list: every block walks every slot, the unrolled slot loop keeps indices constant.
@@ -589,6 +658,22 @@ __device__ __forceinline__ void where_strided(const bool* c, const T* a, const T
         adam_list(h, count, p, g, m, v, w, n, s, b);                           \
     }
 
+#define SGD_LIST_MAX 8
+#define SGD_SLOT(T, k) T* p##k, const T* g##k, T* b##k, i64 n##k, int f##k
+#define SGD_LIST(name, T)                                                      \
+    extern "C" __global__ void name(T lr, T momentum, T one_minus_dampening, T weight_decay,   \
+                                    int flags, int count, SGD_SLOT(T, 0), SGD_SLOT(T, 1), \
+                                    SGD_SLOT(T, 2), SGD_SLOT(T, 3), SGD_SLOT(T, 4),       \
+                                    SGD_SLOT(T, 5), SGD_SLOT(T, 6), SGD_SLOT(T, 7)) {     \
+        const SgdHyper<T> h = {lr, momentum, one_minus_dampening, weight_decay, flags};   \
+        T* p[SGD_LIST_MAX] = {p0, p1, p2, p3, p4, p5, p6, p7};                 \
+        const T* g[SGD_LIST_MAX] = {g0, g1, g2, g3, g4, g5, g6, g7};           \
+        T* b[SGD_LIST_MAX] = {b0, b1, b2, b3, b4, b5, b6, b7};                 \
+        const i64 n[SGD_LIST_MAX] = {n0, n1, n2, n3, n4, n5, n6, n7};          \
+        const int f[SGD_LIST_MAX] = {f0, f1, f2, f3, f4, f5, f6, f7};          \
+        sgd_list(h, count, p, g, b, n, f);                                     \
+    }
+
 #define UNARY_ALL(op, F, sfx, T)                                               \
     UNARY_CONTIG(op##_##sfx, T, T, F)                                          \
     UNARY_STRIDED(op##_strided_##sfx, T, T, F)
@@ -630,7 +715,8 @@ __device__ __forceinline__ void where_strided(const bool* c, const T* a, const T
     BINARY_CONTIG(tanh_backward_##sfx, T, T, TanhBackward)                     \
     AXPY(axpy_##sfx, T)                                                        \
     AXPY_LIST(axpy_list_##sfx, T)                                              \
-    ADAM_LIST(adam_list_##sfx, T)
+    ADAM_LIST(adam_list_##sfx, T)                                              \
+    SGD_LIST(sgd_list_##sfx, T)
 
 #define INT_KERNELS(sfx, T)                                                    \
     UNARY_ALL(neg, Neg, sfx, T)                                                \

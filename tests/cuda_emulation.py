@@ -1058,13 +1058,67 @@ def _adam_list(L, lerp_weight, beta2, one_minus_beta2, weight_decay, decay, eps,
         if n:
             spans += [(x.addr, x.addr + n * x.isz, k, name, True) for name, x in written]
             spans.append((g.addr, g.addr + n * g.isz, k, "g", False))
+    _fault_on_overlap("adam_list", spans)
+    for x, i, vals in updates:
+        x.write(i, vals)
+
+
+SGD_LIST_MAX = 8
+SGD_MAXIMIZE, SGD_L2, SGD_MOMENTUM, SGD_NESTEROV, SGD_DAMPENING = 1, 2, 4, 8, 16
+
+
+def _sgd_list(L, lr, momentum, one_minus_dampening, weight_decay, flags, count, *slots):
+    """SGD's update (momentum, weight decay) of the first count of the 8 (p, g, buf, n, first)
+    slots, one rounded operation after another in T. buf is null without SGD_MOMENTUM and not
+    read on a first step; the arrays written (p, buf) must overlap neither one another nor any
+    g; unused slots all null."""
+    count, flags = int(count), int(flags)
+    if not 0 <= count <= SGD_LIST_MAX:
+        fault(f"sgd_list: count {count} is outside [0, {SGD_LIST_MAX}]")
+    if flags & ~31:
+        fault(f"sgd_list: unknown flags {flags}")
+    mom = bool(flags & SGD_MOMENTUM)
+    spans, updates = [], []
+    for k in range(SGD_LIST_MAX):
+        p, g, buf, n, first = slots[5 * k: 5 * k + 5]
+        if k >= count:
+            if p.addr or g.addr or buf.addr or int(n) or int(first):
+                fault(f"sgd_list: unused slot {k} is not null and empty")
+            continue
+        if not mom and buf.addr:
+            fault(f"sgd_list: slot {k} has a buffer without SGD_MOMENTUM")
+        n = _count("sgd_list", n)
+        i = np.arange(n)
+        P = p.read(i)
+        d = -g.read(i) if flags & SGD_MAXIMIZE else g.read(i)
+        if flags & SGD_L2:
+            d = d + P * weight_decay
+        written = [("p", p)]
+        if mom:
+            if int(first):
+                B = d
+            else:
+                B = buf.read(i) * momentum + (d * one_minus_dampening if flags & SGD_DAMPENING else d)
+            d = d + B * momentum if flags & SGD_NESTEROV else B
+            updates.append((buf, i, B))
+            written.append(("buf", buf))
+        updates.append((p, i, P - d * lr))
+        if n:
+            spans += [(x.addr, x.addr + n * x.isz, k, name, True) for name, x in written]
+            spans.append((g.addr, g.addr + n * g.isz, k, "g", False))
+    _fault_on_overlap("sgd_list", spans)
+    for x, i, vals in updates:
+        x.write(i, vals)
+
+
+def _fault_on_overlap(kname, spans):
+    """spans: (lo, hi, slot, name, written) byte ranges of one list launch, whose slots run
+    concurrently: any overlap that involves an array written faults."""
     for a in range(len(spans)):
         for b in range(a + 1, len(spans)):
             (lo1, hi1, k1, w1, wr1), (lo2, hi2, k2, w2, wr2) = spans[a], spans[b]
             if (wr1 or wr2) and lo1 < hi2 and lo2 < hi1:
-                fault(f"adam_list: slot {k1}'s {w1} overlaps slot {k2}'s {w2}")
-    for x, i, vals in updates:
-        x.write(i, vals)
+                fault(f"{kname}: slot {k1}'s {w1} overlaps slot {k2}'s {w2}")
 
 
 def _register_elementwise():
@@ -1109,6 +1163,8 @@ def _register_elementwise():
         _kernel(f, f"axpy_list_{t}", [t, "i32"] + [f"P:{t}", f"P:{t}", "i64"] * AXPY_LIST_MAX, _axpy_list)
         _kernel(f, f"adam_list_{t}", [t] * 6 + ["i32", "i32"] + ([f"P:{t}"] * 5 + ["i64", t, t]) * ADAM_LIST_MAX,
                 _adam_list)
+        _kernel(f, f"sgd_list_{t}", [t] * 4 + ["i32", "i32"] + ([f"P:{t}"] * 3 + ["i64", "i32"]) * SGD_LIST_MAX,
+                _sgd_list)
 
 
 # ---- error scales for the compiled-kernel check ----

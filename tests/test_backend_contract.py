@@ -551,6 +551,82 @@ def foreach_adam_unusual(be, f):
     f([], [], [], [], None, [], **opts)   # nothing to do
 
 
+def _sgd_bits_ref(p, g, buf, first, lr, momentum, dampening, weight_decay, nesterov, maximize):
+    """foreach_sgd's documented formula on host arrays, in place, one rounded operation after
+    another in the contract's order."""
+    dt = p.dtype.type
+    d = -g if maximize else g
+    if weight_decay:
+        d = d + p * dt(weight_decay)
+    if momentum:
+        if first:
+            buf[...] = d
+        else:
+            buf[...] = buf * dt(momentum) + (d if dampening == 0 else d * dt(1 - dampening))
+        d = d + buf * dt(momentum) if nesterov else buf
+    p[...] = p - d * dt(lr)
+
+
+SGD_OPTIONS = [dict(lr=0.1, momentum=0.9, dampening=0, weight_decay=0, nesterov=False, maximize=False),
+               dict(lr=0.05, momentum=0.9, dampening=0, weight_decay=0.01, nesterov=True, maximize=True),
+               dict(lr=0.1, momentum=0.5, dampening=0.3, weight_decay=0, nesterov=False, maximize=False),
+               dict(lr=0.1, momentum=0, dampening=0, weight_decay=0.1, nesterov=False, maximize=True)]
+
+
+def sgd_case(options):
+    @custom("formula-bits-" + "-".join(f"{k}{v}" for k, v in options.items()))
+    def check(be, f):
+        # more parameters than one CUDA launch takes, float32 and float64 runs, an empty and a
+        # 0-d one, gradients that are views of other memory; some parameters take their first
+        # step (the buffer is set, never read: it starts as NaN here), the others a later one
+        shapes = [(3, 4), (10,), (784, 256), (5,), (0, 3), (), (7, 9), (4099,), (1,), (2, 3), (301,)]
+        dts = [F64 if k in (3, 4, 5) else F32 for k in range(len(shapes))]
+        firsts = [k % 3 == 0 for k in range(len(shapes))]
+        host = [[u(*s, dtype=dt), u(*s, dtype=dt), np.full(s, np.nan, dt) if first else u(*s, dtype=dt)]
+                for s, dt, first in zip(shapes, dts, firsts)]
+        dev = [[be.asarray(a) for a in arrays] for arrays in host]
+        for k in (2, 7):
+            dev[k][1] = be.reshape(be.asarray(host[k][1].reshape(-1)), host[k][1].shape)
+        cols = list(zip(*dev))
+        f(list(cols[0]), list(cols[1]), list(cols[2]) if options["momentum"] else None, firsts, **options)
+        for k, (arrays, first) in enumerate(zip(host, firsts)):
+            p0 = arrays[0].astype(F64)
+            _sgd_bits_ref(*arrays, first, **options)
+            for j in (0, 2) if options["momentum"] else (0,):
+                got = be.to_numpy(dev[k][j])
+                assert got.dtype == arrays[j].dtype and got.tobytes() == arrays[j].tobytes(), \
+                    f"parameter {k}, array {j} differs from the formula's bits"
+            if not options["momentum"]:   # the buffers were not passed: untouched
+                assert be.to_numpy(dev[k][2]).tobytes() == arrays[2].tobytes()
+            # the semantic check, in float64: p moved by -lr times the update direction
+            g = arrays[1].astype(F64) * (-1 if options["maximize"] else 1) + options["weight_decay"] * p0
+            if options["momentum"]:
+                g = g + options["momentum"] * arrays[2] if options["nesterov"] else arrays[2].astype(F64)
+            np.testing.assert_allclose(arrays[0], p0 - options["lr"] * g, rtol=1e-5, atol=1e-6)
+    return check
+
+
+@custom("strided-broadcast-and-aliasing-in-order")
+def foreach_sgd_unusual(be, f):
+    # a transposed parameter, a broadcast gradient, and a gradient that is another parameter
+    # (read as the earlier update left it)
+    opts = dict(lr=0.1, momentum=0.9, dampening=0, weight_decay=0.01, nesterov=False, maximize=False)
+    a, b, c = u(4, 3), u(3, 4), u(5)
+    ga, gc = u(4, 3), u(1)
+    ba, bb, bc = u(4, 3), u(3, 4), u(5)
+    pa = be.transpose(be.asarray(np.ascontiguousarray(a.T)), (1, 0))
+    dev, bufs = [pa, be.asarray(b), be.asarray(c)], [be.asarray(ba), be.asarray(bb), be.asarray(bc)]
+    f(dev, [be.asarray(ga), be.transpose(pa, (1, 0)), be.broadcast_to(be.asarray(gc), (5,))], bufs,
+      [False, True, False], **opts)
+    _sgd_bits_ref(a, ga, ba, False, **opts)
+    _sgd_bits_ref(b, np.ascontiguousarray(a.T), bb, True, **opts)
+    _sgd_bits_ref(c, np.broadcast_to(gc, (5,)), bc, False, **opts)
+    for got, want in zip(dev + bufs, (a, b, c, ba, bb, bc)):
+        got = be.to_numpy(got)
+        assert got.dtype == want.dtype and got.tobytes() == np.ascontiguousarray(want).tobytes()
+    f([], [], [], [], **opts)   # nothing to do
+
+
 def matmul_bias_bits_case(dtype):
     @custom(f"bias-bits-of-product-then-add-{np.dtype(dtype).name}")
     def check(be, f):
@@ -892,6 +968,7 @@ TABLE = {
              axpy_bits_case(F32), axpy_bits_case(F64)],
     "foreach_axpy": [foreach_axpy_many, foreach_axpy_aliasing],
     "foreach_adam": [adam_case(o, ams) for o in ADAM_OPTIONS for ams in (False, True)] + [foreach_adam_unusual],
+    "foreach_sgd": [sgd_case(o) for o in SGD_OPTIONS] + [foreach_sgd_unusual],
     "copyto": [mutates(u(2, 3), u(2, 3), target=0, ref=lambda d, s: s),
                mutates(u(2, 3), arr(5.0, F32), target=0, expect=np.full((2, 3), 5.0)),
                mutates(u(2, 3, dtype=F64), u(3, dtype=F64), target=0, ref=lambda d, s: np.broadcast_to(s, d.shape)),

@@ -725,6 +725,41 @@ def test_adam_step_updates_eight_parameters_per_launch(be, name, kwargs):
 
 
 @needs_emulation
+@pytest.mark.parametrize("kwargs", [dict(lr=0.1, momentum=0.9), dict(lr=0.1, momentum=0.9, nesterov=True, weight_decay=0.01),
+                                    dict(lr=0.1, weight_decay=0.1, maximize=True)])
+def test_sgd_with_momentum_updates_eight_parameters_per_launch(be, kwargs):
+    """SGD with momentum or weight decay on the GPU: up to eight parameters per sgd_list launch,
+    with the NumPy backend's bits, from the first step (which sets the buffers) on."""
+    import minigrad
+    from minigrad.backends import cuda_backend
+    nn = minigrad.nn
+    model = nn.Sequential(*[nn.Linear(5, 5) for _ in range(5)], nn.Linear(5, 2)).cuda()
+    frozen = nn.Linear(5, 5).cuda()
+    params = list(model.parameters()) + list(frozen.parameters())
+    opt = minigrad.optim.SGD(params, **kwargs)
+    cpu_params = [p.detach().cpu() for p in params[:12]]
+    ref = minigrad.optim.SGD(cpu_params, **kwargs)
+    for step in range(3):
+        model.zero_grad()
+        model(minigrad.randn(3, 5, device="cuda")).sum().backward()
+        versions = [p._version for p in params]
+        for c, p in zip(cpu_params, params):
+            c.grad = p.grad.cpu()
+        with cuda_backend.record_launches(be.index) as launched:
+            opt.step()
+        assert launched == ["sgd_list_f32"] * 2     # 12 parameters with gradients: 8 + 4 (no fills)
+        ref.step()
+        for p, c in zip(params, cpu_params):
+            assert be.to_numpy(p._data).tobytes() == c._data.tobytes()
+        assert [p._version for p in params] == [v + (i < 12) for i, v in enumerate(versions)]
+    if kwargs.get("momentum"):
+        for p, c in zip(params, cpu_params):
+            assert be.to_numpy(opt.state[p]["momentum_buffer"]._data).tobytes() == \
+                ref.state[c]["momentum_buffer"]._data.tobytes()
+    assert all(p not in opt.state for p in frozen.parameters())
+
+
+@needs_emulation
 def test_kept_index_bounds_follow_the_index(emu, monkeypatch):
     import minigrad
     x = minigrad.randn(4, 5, device="cuda", requires_grad=True)
@@ -824,6 +859,25 @@ def test_emulation_catches_overlapping_adam_list_slots(be, emu):
         launch(0, (p[:4], g[:4], m[:4], v[:4], w[:4]))
     launch(4, (p[:4], g[:4], m[:4], v[:4], w[:4]))     # with ADAM_AMSGRAD it is read and written
     assert be.to_numpy(w)[:4].tolist() == be.to_numpy(v)[:4].tolist()
+
+
+@needs_emulation
+def test_emulation_catches_overlapping_sgd_list_slots(be, emu):
+    p, g, b = (be.asarray(np.full(8, 0.5, F32)) for _ in range(3))
+    f32, null = np.float32, np.uint64(0)
+    unused = (null,) * 3 + (np.int64(0), np.int32(0))
+
+    def launch(flags, *slots):
+        slots = [s + (np.int64(s[0].size), np.int32(0)) for s in slots]
+        args = (f32(0.1), f32(0.9), f32(1), f32(0), np.int32(flags), np.int32(len(slots))) + sum(slots, ()) \
+            + unused * (8 - len(slots))
+        be._launch("elementwise.cu", "sgd_list_f32", (1,), (256,), args)
+    launch(4, (p[:4], g[:4], b[:4]), (p[4:], g[4:], b[4:]))    # halves: no overlap
+    assert be.to_numpy(b).tolist() == [np.float32(0.95)] * 8  # 0.5 * 0.9 + 0.5
+    with pytest.raises(emu.EmulatedFault, match="slot 0's buf overlaps slot 1's p"):
+        launch(4, (p[:4], g[:4], b[:4]), (b[2:6], g[4:], p[4:]))
+    with pytest.raises(emu.EmulatedFault, match="slot 0 has a buffer without SGD_MOMENTUM"):
+        launch(2, (p[:4], g[:4], b[:4]))
 
 
 @needs_emulation

@@ -422,6 +422,49 @@ def test_adam_list_has_the_numpy_backends_bits(flags, options, dtype):
         assert got.tobytes() == ref.tobytes(), f"output {j} differs from the NumPy backend's bits"
 
 
+SGD_FLAG_SETS = [  # (SGD_* flags, the NumPy backend's options)
+    (4, dict(momentum=0.9, dampening=0, weight_decay=0, nesterov=False, maximize=False)),
+    (1 | 2 | 4 | 8, dict(momentum=0.9, dampening=0, weight_decay=0.01, nesterov=True, maximize=True)),
+    (4 | 16, dict(momentum=0.5, dampening=0.3, weight_decay=0, nesterov=False, maximize=False)),
+    (2, dict(momentum=0, dampening=0, weight_decay=0.1, nesterov=False, maximize=False))]
+
+
+@pytest.mark.parametrize("flags, options", SGD_FLAG_SETS)
+@pytest.mark.parametrize("dtype", [F32, F64], ids=["f32", "f64"])
+def test_sgd_list_has_the_numpy_backends_bits(flags, options, dtype):
+    # SGD with momentum or weight decay: every used slot gets exactly the NumPy backend's
+    # foreach_sgd bits, at any size and alignment, some slots on their first step (their
+    # buffer starts as NaN and must not be read)
+    from minigrad.backends import numpy_backend
+    rng = np.random.default_rng(flags)
+    mod = cuda_on_cpu.load_kernel_file("elementwise.cu")
+    sfx = "f32" if dtype == F32 else "f64"
+    lr, mom = 0.1, bool(flags & 4)
+    sizes = [1, 5, 1000, 4099, 7, 0, 300]
+    firsts = [mom and k % 3 == 0 for k in range(len(sizes))]
+    c = dtype
+    args = [c(lr), c(options["momentum"]), c(1 - options["dampening"]), c(options["weight_decay"]), I32(flags),
+            I32(len(sizes))]
+    host, outputs = [], []
+    for k, (n, first) in enumerate(zip(sizes, firsts)):
+        arrays = [rng.uniform(-3, 3, n).astype(dtype), rng.uniform(-3, 3, n).astype(dtype),
+                  np.full(n, np.nan, dtype) if first else rng.uniform(-1, 1, n).astype(dtype)]
+        host.append(arrays)
+        base = len(args)
+        args += [(a, k % 2) for a in (arrays if mom else arrays[:2])]   # odd slots misaligned for vectors
+        if not mom:
+            args.append(np.uint64(0))
+        args += [I64(n), I32(first)]
+        outputs += [base, base + 2] if mom else [base]
+    args += [np.uint64(0)] * 3 + [I64(0), I32(0)]   # the unused eighth slot
+    outs = _run(mod, f"sgd_list_{sfx}", (3,), (256,), args, outputs)
+    cols = [list(col) for col in zip(*host)]
+    numpy_backend.foreach_sgd(cols[0], cols[1], cols[2] if mom else None, firsts, lr=lr, **options)
+    want = [a for arrays in host for a in (arrays[::2] if mom else arrays[:1])]
+    for j, (got, ref) in enumerate(zip(outs, want)):
+        assert got.tobytes() == ref.tobytes(), f"output {j} differs from the NumPy backend's bits"
+
+
 def _meta(shape, *stride_sets):
     return np.array(list(shape) + [s for strides in stride_sets for s in strides], I64)
 

@@ -23,14 +23,16 @@ from .numpy_backend import _check_bias
 name = "cuda"
 ndarray = cp.ndarray
 
-from .cuda_kernel_table import (ADAM_LIST_MAX, AXPY_LIST_MAX, BLOCK, BOOL_BINARY, CTYPE as _CTYPE, GEMM_TILES, GRID_YZ_MAX,
+from .cuda_kernel_table import (ADAM_LIST_MAX, AXPY_LIST_MAX, BLOCK, SGD_LIST_MAX, BOOL_BINARY, CTYPE as _CTYPE, GEMM_TILES, GRID_YZ_MAX,
                                 MAX_DIMS, SFX as _SFX, col_launch, row_launch)
 
 
 _backends = {}
 
-# adam_list's flags (kernels/elementwise.cu)
+# the optimizer list kernels' flags (kernels/elementwise.cu), and their null pointer
 _ADAM_MAXIMIZE, _ADAM_L2, _ADAM_AMSGRAD, _ADAM_LERP_END = 1, 2, 4, 8
+_SGD_MAXIMIZE, _SGD_L2, _SGD_MOMENTUM, _SGD_NESTEROV, _SGD_DAMPENING = 1, 2, 4, 8, 16
+_NULL = np.uint64(0)
 
 
 def for_device(index):
@@ -450,30 +452,67 @@ class CudaBackend:
 
     def foreach_adam(self, params, grads, exp_avgs, exp_avg_sqs, max_exp_avg_sqs, steps, *, lr, beta1, beta2,
                      eps, weight_decay, decoupled, maximize):
-        """The NumPy backend's foreach_adam, with its bits: runs of up to ADAM_LIST_MAX parameters
-        in one adam_list launch (torch's fused Adam). As in foreach_axpy, a parameter joins a
-        run only when its memory cannot meet another's: each array written (the parameter and
-        its state) is the only one written on its allocation, the gradient is on none of them,
-        and all are contiguous floats of one shape and dtype. Any other parameter is one launch
-        of its own on contiguous copies where needed, in order."""
+        """The NumPy backend's foreach_adam, with its bits: up to ADAM_LIST_MAX parameters per
+        adam_list launch (torch's fused Adam); see _foreach_update for which ones share one."""
         ams = max_exp_avg_sqs is not None
-        owners = {}  # id of each written array's allocation -> how many written arrays are on it
-        for arrays in (params, exp_avgs, exp_avg_sqs) + ((max_exp_avg_sqs,) if ams else ()):
-            for a in arrays:
-                k = id(a if a.base is None else a.base)
-                owners[k] = owners.get(k, 0) + 1
         w = 1 - beta1
-        decoupled_decay = weight_decay != 0 and decoupled
         flags = ((_ADAM_MAXIMIZE if maximize else 0) | (_ADAM_L2 if weight_decay != 0 and not decoupled else 0)
                  | (_ADAM_AMSGRAD if ams else 0) | (0 if abs(w) < 0.5 else _ADAM_LERP_END))
         hyper = (w if abs(w) < 0.5 else 1 - w, beta2, 1 - beta2, weight_decay,
-                 1 - lr * weight_decay if decoupled_decay else 1.0, eps)
+                 1 - lr * weight_decay if weight_decay != 0 and decoupled else 1.0, eps)
+        slots = [((p, grads[i], exp_avgs[i], exp_avg_sqs[i], max_exp_avg_sqs[i] if ams else None),
+                  (-(lr / (1 - beta1 ** steps[i])), (1 - beta2 ** steps[i]) ** 0.5)) for i, p in enumerate(params)]
+
+        def launch(sfx, run):
+            c = _CTYPE[sfx]
+            args = [c(x) for x in hyper] + [np.int32(flags), np.int32(len(run))]
+            for (p, g, m, v, vm), (neg_step, bc2) in run:
+                args += (p, g, m, v, _NULL if vm is None else vm, np.int64(p.size), c(neg_step), c(bc2))
+            args += ((_NULL,) * 5 + (np.int64(0), c(0), c(0))) * (ADAM_LIST_MAX - len(run))
+            self._launch("elementwise.cu", f"adam_list_{sfx}", self._grid(max(s[0][0].size for s in run)),
+                         (BLOCK,), tuple(args))
+        self._foreach_update(slots, ADAM_LIST_MAX, launch)
+
+    def foreach_sgd(self, params, grads, momentum_buffers, firsts, *, lr, momentum, dampening, weight_decay,
+                    nesterov, maximize):
+        """The NumPy backend's foreach_sgd, with its bits: up to SGD_LIST_MAX parameters per
+        sgd_list launch; see _foreach_update for which ones share one."""
+        flags = ((_SGD_MAXIMIZE if maximize else 0) | (_SGD_L2 if weight_decay else 0)
+                 | (_SGD_MOMENTUM if momentum else 0) | (_SGD_NESTEROV if momentum and nesterov else 0)
+                 | (_SGD_DAMPENING if momentum and dampening != 0 else 0))
+        hyper = (lr, momentum, 1 - dampening, weight_decay)
+        slots = [((p, grads[i], momentum_buffers[i] if momentum else None), bool(momentum and firsts[i]))
+                 for i, p in enumerate(params)]
+
+        def launch(sfx, run):
+            c = _CTYPE[sfx]
+            args = [c(x) for x in hyper] + [np.int32(flags), np.int32(len(run))]
+            for (p, g, buf), first in run:
+                args += (p, g, _NULL if buf is None else buf, np.int64(p.size), np.int32(first))
+            args += (_NULL, _NULL, _NULL, np.int64(0), np.int32(0)) * (SGD_LIST_MAX - len(run))
+            self._launch("elementwise.cu", f"sgd_list_{sfx}", self._grid(max(s[0][0].size for s in run)),
+                         (BLOCK,), tuple(args))
+        self._foreach_update(slots, SGD_LIST_MAX, launch)
+
+    def _foreach_update(self, slots, most, launch):
+        """An optimizer's update of several parameters: slots are ((p, g, *state), scalars), the
+        state arrays (None when unused) and p written in place, g read. launch(sfx, run) makes
+        one list-kernel launch over up to `most` slots, which it updates concurrently, so a
+        parameter joins a run only when its memory cannot meet another's (as in foreach_axpy):
+        each array written is the only one written on its allocation, the gradient is on none
+        of them, and all are contiguous floats of one shape and dtype. Any other parameter gets
+        a launch of its own, in order, on contiguous copies where needed."""
+        owners = {}  # id of each written array's allocation -> how many written arrays are on it
+        for arrays, _ in slots:
+            for a in arrays[:1] + arrays[2:]:
+                if a is not None:
+                    k = id(a if a.base is None else a.base)
+                    owners[k] = owners.get(k, 0) + 1
         run, sfx = [], None
-        for i, p in enumerate(params):
-            g, t = grads[i], steps[i]
-            written = (p, exp_avgs[i], exp_avg_sqs[i]) + ((max_exp_avg_sqs[i],) if ams else ())
-            slot = written[:1] + (g,) + written[1:3] + (written[3] if ams else None,
-                                                         -(lr / (1 - beta1 ** t)), (1 - beta2 ** t) ** 0.5)
+        for slot in slots:
+            arrays = slot[0]
+            p, g = arrays[0], arrays[1]
+            written = [a for a in arrays[:1] + arrays[2:] if a is not None]
             dt = _SFX.get(p.dtype)
             if (dt in ("f32", "f64") and g.dtype == p.dtype and g.shape == p.shape and g.flags.c_contiguous
                     and id(g if g.base is None else g.base) not in owners
@@ -481,52 +520,42 @@ class CudaBackend:
                             and owners[id(a if a.base is None else a.base)] == 1 for a in written)):
                 if not p.size:
                     continue
-                if dt != sfx or len(run) == ADAM_LIST_MAX:
-                    self._adam_list(sfx, run, hyper, flags)
+                if dt != sfx or len(run) == most:
+                    if run:
+                        launch(sfx, run)
                     run, sfx = [], dt
                 run.append(slot)
             else:
-                self._adam_list(sfx, run, hyper, flags)
+                if run:
+                    launch(sfx, run)
                 run = []
-                self._adam_alone(slot, hyper, flags)
-        self._adam_list(sfx, run, hyper, flags)
+                self._update_alone(slot, launch)
+        if run:
+            launch(sfx, run)
 
-    def _adam_alone(self, slot, hyper, flags):
-        """One parameter whose arrays may be strided, of another dtype, or overlapping: each
-        array that is not contiguous of the parameter's dtype, or meets another array of the
-        slot, is replaced by a contiguous copy, and the copies written are copied back after."""
-        p = slot[0]
+    def _update_alone(self, slot, launch):
+        """One parameter whose arrays may be strided, of another dtype or shape, or overlapping:
+        each array that is not contiguous of the parameter's dtype and shape, or meets another
+        array of the slot, is replaced by a contiguous copy, and the copies written are copied
+        back after the launch."""
+        arrays, scalars = slot
+        p = arrays[0]
         if not p.size:
             return
         dt = p.dtype
         if _SFX.get(dt) not in ("f32", "f64"):
-            raise TypeError(f"Adam's update needs floating-point parameters, got {dt}")
-        arrays = [a for a in slot[:5] if a is not None]
-        work = list(slot)
-        for j in range(5):
-            a = slot[j]
-            if a is None:
-                continue
-            if (a.dtype != dt or a.shape != p.shape or not a.flags.c_contiguous
-                    or any(b is not a and _overlaps(a, b) for b in arrays)):
+            raise TypeError(f"the optimizer's update needs floating-point parameters, got {dt}")
+        used = [a for a in arrays if a is not None]
+        work = list(arrays)
+        for j, a in enumerate(arrays):
+            if a is not None and (a.dtype != dt or a.shape != p.shape or not a.flags.c_contiguous
+                                  or any(b is not a and _overlaps(a, b) for b in used)):
                 work[j] = self.empty(p.shape, dt)
                 self.copyto(work[j], a)
-        self._adam_list(_SFX[dt], [tuple(work)], hyper, flags)
-        for j in (0, 2, 3, 4):   # p, m, v, vmax; never the gradient
-            if work[j] is not slot[j]:
-                self.copyto(slot[j], work[j])
-
-    def _adam_list(self, sfx, slots, hyper, flags):
-        if not slots:
-            return
-        c = _CTYPE[sfx]
-        null = np.uint64(0)
-        args = [c(x) for x in hyper] + [np.int32(flags), np.int32(len(slots))]
-        for p, g, m, v, vm, neg_step, bc2 in slots:
-            args += (p, g, m, v, null if vm is None else vm, np.int64(p.size), c(neg_step), c(bc2))
-        args += (null, null, null, null, null, np.int64(0), c(0), c(0)) * (ADAM_LIST_MAX - len(slots))
-        self._launch("elementwise.cu", f"adam_list_{sfx}", self._grid(max(s[0].size for s in slots)),
-                     (BLOCK,), tuple(args))
+        launch(_SFX[dt], [(tuple(work), scalars)])
+        for j, a in enumerate(arrays):
+            if j != 1 and a is not None and work[j] is not a:   # never the gradient
+                self.copyto(a, work[j])
 
     def vdot(self, a, b):
         """The sum of a * b over every element, as a 0-d array."""

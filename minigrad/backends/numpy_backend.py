@@ -243,6 +243,33 @@ def foreach_adam(params, grads, exp_avgs, exp_avg_sqs, max_exp_avg_sqs, steps, *
         np.add(p, np.true_divide(np.multiply(m, -(lr / (1 - beta1 ** t))), denom), p)
 
 
+def foreach_sgd(params, grads, momentum_buffers, firsts, *, lr, momentum, dampening, weight_decay, nesterov,
+                maximize):
+    """torch.optim.SGD's update with momentum or weight decay, of each parameter in params in
+    place (the plain update is foreach_axpy). momentum_buffers (None when momentum is 0) are
+    the parameters' buffers, of their dtype and shape; firsts[i] says parameter i takes its first
+    step, whose buffer is not read, only set. One ufunc after another:
+
+        d = g (-g if maximize), + p * weight_decay
+        buf = d on the first step, else buf * momentum + d * (1 - dampening) (d when dampening
+        is 0);  d = d + buf * momentum if nesterov else buf       (when momentum is not 0)
+        p -= d * lr"""
+    for i, p in enumerate(params):
+        g = grads[i]
+        d = np.negative(g) if maximize else g
+        if weight_decay:
+            d = np.add(d, np.multiply(p, weight_decay))
+        if momentum:
+            b = momentum_buffers[i]
+            if firsts[i]:
+                copyto(b, d)
+            else:
+                np.multiply(b, momentum, b)
+                np.add(b, d if dampening == 0 else np.multiply(d, 1 - dampening), b)
+            d = np.add(d, np.multiply(b, momentum)) if nesterov else b
+        np.subtract(p, np.multiply(d, lr), p)
+
+
 # np.vdot sums with BLAS in a few SIMD lanes: one call instead of a product and a pairwise sum,
 # and as accurate as the pairwise sum while the vectors are short
 _VDOT_BLAS_MAX = 1024

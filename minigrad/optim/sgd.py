@@ -81,36 +81,36 @@ class SGD(Optimizer):
         return loss
 
     def _general_step(self, group, lr):
+        """The update with momentum or weight decay: the backend's foreach_sgd over the group's
+        parameters on each backend (up to eight per launch on a GPU); on the CPU a large
+        parameter goes in blocks (see _blocks), each one list entry."""
         momentum = group["momentum"]
-        weight_decay = group["weight_decay"]
-        dampening = group["dampening"]
-        nesterov = group["nesterov"]
-        maximize = group["maximize"]
         state = self.state
+        lists = {}  # backend -> (params, grads, momentum buffers, firsts)
         for p in group["params"]:
             g = p._grad
             if g is None:
                 continue
             be = p._device.backend
+            entry = lists.get(be)
+            if entry is None:
+                entry = lists[be] = ([], [], [], [])
             buf = first = None
             if momentum:
                 param_state = state[p]
                 buf = param_state.get("momentum_buffer")
                 first = buf is None
-                if first:  # filled with the first step's update below
+                if first:  # filled with the first step's update
                     param_state["momentum_buffer"] = buf = _make(be.empty(p._data.shape, p._data.dtype),
                                                                  p._device)
                 buf = buf._data
             for pb, gb, b in _blocks(p._device, p._data, g._data, buf):
-                d = be.neg(gb) if maximize else gb
-                if weight_decay:
-                    d = be.add(d, be.mul(pb, weight_decay))
-                if momentum:
-                    if first:
-                        be.copyto(b, d)
-                    else:
-                        be.binary_inplace("mul", b, momentum)
-                        be.binary_inplace("add", b, d if dampening == 0 else be.mul(d, 1 - dampening))
-                    d = be.add(d, be.mul(b, momentum)) if nesterov else b
-                be.binary_inplace("sub", pb, be.mul(d, lr))
+                entry[0].append(pb)
+                entry[1].append(gb)
+                entry[2].append(b)
+                entry[3].append(first)
             _bump(p)
+        for be, (ps, gs, bufs, firsts) in lists.items():
+            be.foreach_sgd(ps, gs, bufs if momentum else None, firsts, lr=lr, momentum=momentum,
+                           dampening=group["dampening"], weight_decay=group["weight_decay"],
+                           nesterov=group["nesterov"], maximize=group["maximize"])
