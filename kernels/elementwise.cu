@@ -51,6 +51,28 @@
 //                p = p - d * lr
 //              buf is null without SGD_MOMENTUM, and not read on a first step. The arrays written
 //              (p, buf) must overlap neither one another nor any slot's g, as in adam_list.
+//   rmsprop    rmsprop_list_<sfx>(T lr, T alpha, T one_minus_alpha, T lerp_weight, T eps,
+//   list                         T weight_decay, T momentum, int flags, int count,
+//                                T* p0, const T* g0, T* square_avg0, T* grad_avg0, T* buf0, n0,
+//                                ..., (slots 1 to 7))
+//              torch.optim.RMSprop's update, up to 8 parameters per launch, with the bits of the
+//              NumPy backend's foreach_rmsprop:
+//                d = g, or -g with RMSPROP_MAXIMIZE;  d = d + p * weight_decay with RMSPROP_L2
+//                square_avg = square_avg * alpha + (d * one_minus_alpha) * d
+//                with RMSPROP_CENTERED: grad_avg = lerp as Adam's m (RMSPROP_LERP_END), and
+//                  avg = sqrt(square_avg - grad_avg * grad_avg); else avg = sqrt(square_avg)
+//                avg = avg + eps
+//                with RMSPROP_MOMENTUM: buf = buf * momentum + d / avg;  p = p - buf * lr
+//                else p = p + (d * -lr) / avg
+//              grad_avg is null without RMSPROP_CENTERED, buf without RMSPROP_MOMENTUM.
+//   adagrad    adagrad_list_<sfx>(T eps, T weight_decay, int flags, int count,
+//   list                         T* p0, const T* g0, T* sum0, n0, T neg_clr0, ..., (slots 1 to 7))
+//              torch.optim.Adagrad's update, with the bits of the NumPy backend's foreach_adagrad:
+//                d = g, or -g with ADAGRAD_MAXIMIZE;  d = d + p * weight_decay with ADAGRAD_L2
+//                sum = sum + d * d;  p = p + (d * neg_clr) / (sqrt(sum) + eps)
+//              neg_clr = -lr / (1 + (t - 1) * lr_decay) per slot (t: the parameter's step).
+//              In both, as in adam_list, the arrays written must overlap neither one another
+//              nor any slot's g.
 //   backward   relu_backward_<sfx>, sigmoid_backward_<sfx>, tanh_backward_<sfx>
 //              (const T* g, const T* out, T* dx, n)
 //
@@ -377,8 +399,8 @@ __device__ __forceinline__ void adam_element(const AdamHyper<T>& h, T neg_step, 
     p = add_rn(p, div_rn(mul_rn(m, neg_step), denom));
 }
 
-// One slot of an optimizer's update, grid-stride: the first `used` of K arrays are updated in
-// place (the others may be null) from one read-only gradient, f(e, g) taking each element's K
+// One slot of an optimizer's update, grid-stride: the K arrays whose bit is set in `used` are
+// updated in place (the others may be null) from one read-only gradient, f(e, g) taking each element's K
 // values by reference. 16-byte vectors when every array used is aligned for them (a thread
 // loads all its operands before it computes), then the rest one element at a time.
 template <class T, int K, class F>
@@ -390,7 +412,7 @@ __device__ __forceinline__ void update_slot(T* const (&x)[K], int used, const T*
     bool aligned = is_aligned(g, 16);
 #pragma unroll
     for (int k = 0; k < K; ++k)
-        if (k < used) aligned = aligned && is_aligned(x[k], 16);
+        if (used >> k & 1) aligned = aligned && is_aligned(x[k], 16);
     i64 done = 0;
     if (aligned) {
         const i64 nv = n / W;
@@ -399,30 +421,30 @@ __device__ __forceinline__ void update_slot(T* const (&x)[K], int used, const T*
             gv.raw = reinterpret_cast<const Raw*>(g)[i];
 #pragma unroll
             for (int k = 0; k < K; ++k)
-                if (k < used) v[k].raw = reinterpret_cast<const Raw*>(x[k])[i];
+                if (used >> k & 1) v[k].raw = reinterpret_cast<const Raw*>(x[k])[i];
 #pragma unroll
             for (int w = 0; w < W; ++w) {
                 T e[K];
 #pragma unroll
-                for (int k = 0; k < K; ++k) e[k] = k < used ? v[k].e[w] : T(0);
+                for (int k = 0; k < K; ++k) e[k] = (used >> k & 1) ? v[k].e[w] : T(0);
                 f(e, gv.e[w]);
 #pragma unroll
                 for (int k = 0; k < K; ++k) v[k].e[w] = e[k];
             }
 #pragma unroll
             for (int k = 0; k < K; ++k)
-                if (k < used) reinterpret_cast<Raw*>(x[k])[i] = v[k].raw;
+                if (used >> k & 1) reinterpret_cast<Raw*>(x[k])[i] = v[k].raw;
         }
         done = nv * W;
     }
     for (i64 i = done + first; i < n; i += stride) {
         T e[K];
 #pragma unroll
-        for (int k = 0; k < K; ++k) e[k] = k < used ? x[k][i] : T(0);
+        for (int k = 0; k < K; ++k) e[k] = (used >> k & 1) ? x[k][i] : T(0);
         f(e, g[i]);
 #pragma unroll
         for (int k = 0; k < K; ++k)
-            if (k < used) x[k][i] = e[k];
+            if (used >> k & 1) x[k][i] = e[k];
     }
 }
 
@@ -430,7 +452,7 @@ template <class T>
 __device__ __forceinline__ void adam_slot(const AdamHyper<T>& h, T* p, const T* g, T* m, T* v,
                                           T* vmax, i64 n, T neg_step, T bc2) {
     T* const x[4] = {p, m, v, vmax};
-    update_slot(x, (h.flags & ADAM_AMSGRAD) ? 4 : 3, g, n, [&](T (&e)[4], T ge) {
+    update_slot(x, (h.flags & ADAM_AMSGRAD) ? 15 : 7, g, n, [&](T (&e)[4], T ge) {
         adam_element(h, neg_step, bc2, e[0], ge, e[1], e[2], e[3]);
     });
 }
@@ -467,7 +489,7 @@ template <class T>
 __device__ __forceinline__ void sgd_slot(const SgdHyper<T>& h, T* p, const T* g, T* buf, i64 n,
                                          int first) {
     T* const x[2] = {p, buf};
-    update_slot(x, (h.flags & SGD_MOMENTUM) ? 2 : 1, g, n,
+    update_slot(x, (h.flags & SGD_MOMENTUM) ? 3 : 1, g, n,
                 [&](T (&e)[2], T ge) { sgd_element(h, first, e[0], ge, e[1]); });
 }
 
@@ -478,6 +500,95 @@ __device__ __forceinline__ void sgd_list(const SgdHyper<T>& h, int count, T* con
 #pragma unroll
     for (int k = 0; k < SLOTS; ++k)
         if (k < count) sgd_slot(h, p[k], g[k], buf[k], n[k], first[k]);
+}
+
+// ---- RMSprop and Adagrad -----------------------------------------------------------------------
+
+#define RMSPROP_MAXIMIZE 1
+#define RMSPROP_L2 2
+#define RMSPROP_CENTERED 4
+#define RMSPROP_MOMENTUM 8
+#define RMSPROP_LERP_END 16
+
+template <class T> struct RmspropHyper {
+    T lr, alpha, one_minus_alpha, lerp_weight, eps, weight_decay, momentum;
+    int flags;
+};
+
+template <class T>
+__device__ __forceinline__ void rmsprop_element(const RmspropHyper<T>& h, T& p, T g, T& sq, T& gavg,
+                                                T& buf) {
+    T d = (h.flags & RMSPROP_MAXIMIZE) ? -g : g;
+    if (h.flags & RMSPROP_L2) d = add_rn(d, mul_rn(p, h.weight_decay));
+    sq = add_rn(mul_rn(sq, h.alpha), mul_rn(mul_rn(d, h.one_minus_alpha), d));
+    T avg;
+    if (h.flags & RMSPROP_CENTERED) {
+        const T step = mul_rn(sub_rn(d, gavg), h.lerp_weight);
+        gavg = (h.flags & RMSPROP_LERP_END) ? sub_rn(d, step) : add_rn(gavg, step);
+        avg = sqrt_rn(sub_rn(sq, mul_rn(gavg, gavg)));
+    } else {
+        avg = sqrt_rn(sq);
+    }
+    avg = add_rn(avg, h.eps);
+    if (h.flags & RMSPROP_MOMENTUM) {
+        buf = add_rn(mul_rn(buf, h.momentum), div_rn(d, avg));
+        p = sub_rn(p, mul_rn(buf, h.lr));
+    } else {
+        p = add_rn(p, div_rn(mul_rn(d, -h.lr), avg));
+    }
+}
+
+template <class T>
+__device__ __forceinline__ void rmsprop_slot(const RmspropHyper<T>& h, T* p, const T* g, T* sq,
+                                             T* gavg, T* buf, i64 n) {
+    T* const x[4] = {p, sq, gavg, buf};
+    const int used = 3 | ((h.flags & RMSPROP_CENTERED) ? 4 : 0) | ((h.flags & RMSPROP_MOMENTUM) ? 8 : 0);
+    update_slot(x, used, g, n,
+                [&](T (&e)[4], T ge) { rmsprop_element(h, e[0], ge, e[1], e[2], e[3]); });
+}
+
+#define ADAGRAD_MAXIMIZE 1
+#define ADAGRAD_L2 2
+
+template <class T> struct AdagradHyper {
+    T eps, weight_decay;
+    int flags;
+};
+
+template <class T>
+__device__ __forceinline__ void adagrad_element(const AdagradHyper<T>& h, T neg_clr, T& p, T g,
+                                                T& sum) {
+    T d = (h.flags & ADAGRAD_MAXIMIZE) ? -g : g;
+    if (h.flags & ADAGRAD_L2) d = add_rn(d, mul_rn(p, h.weight_decay));
+    sum = add_rn(sum, mul_rn(d, d));
+    p = add_rn(p, div_rn(mul_rn(d, neg_clr), add_rn(sqrt_rn(sum), h.eps)));
+}
+
+template <class T>
+__device__ __forceinline__ void adagrad_slot(const AdagradHyper<T>& h, T* p, const T* g, T* sum,
+                                             i64 n, T neg_clr) {
+    T* const x[2] = {p, sum};
+    update_slot(x, 3, g, n, [&](T (&e)[2], T ge) { adagrad_element(h, neg_clr, e[0], ge, e[1]); });
+}
+
+template <class T, int SLOTS>
+__device__ __forceinline__ void rmsprop_list(const RmspropHyper<T>& h, int count,
+                                             T* const (&p)[SLOTS], const T* const (&g)[SLOTS],
+                                             T* const (&sq)[SLOTS], T* const (&gavg)[SLOTS],
+                                             T* const (&buf)[SLOTS], const i64 (&n)[SLOTS]) {
+#pragma unroll
+    for (int k = 0; k < SLOTS; ++k)
+        if (k < count) rmsprop_slot(h, p[k], g[k], sq[k], gavg[k], buf[k], n[k]);
+}
+
+template <class T, int SLOTS>
+__device__ __forceinline__ void adagrad_list(const AdagradHyper<T>& h, int count,
+                                             T* const (&p)[SLOTS], const T* const (&g)[SLOTS],
+                                             T* const (&sum)[SLOTS], const i64 (&n)[SLOTS],
+                                             const T (&neg_clr)[SLOTS]) {
+#pragma unroll
+    for (int k = 0; k < SLOTS; ++k)
+        if (k < count) adagrad_slot(h, p[k], g[k], sum[k], n[k], neg_clr[k]);
 }
 
 // As axpy_list: every block walks every slot, the unrolled slot loop keeps indices constant.
@@ -674,6 +785,41 @@ __device__ __forceinline__ void where_strided(const bool* c, const T* a, const T
         sgd_list(h, count, p, g, b, n, f);                                     \
     }
 
+#define RMSPROP_LIST_MAX 8
+#define RMSPROP_SLOT(T, k) T* p##k, const T* g##k, T* s##k, T* a##k, T* b##k, i64 n##k
+#define RMSPROP_LIST(name, T)                                                  \
+    extern "C" __global__ void name(T lr, T alpha, T one_minus_alpha, T lerp_weight, T eps,    \
+                                    T weight_decay, T momentum, int flags, int count,         \
+                                    RMSPROP_SLOT(T, 0), RMSPROP_SLOT(T, 1), RMSPROP_SLOT(T, 2), \
+                                    RMSPROP_SLOT(T, 3), RMSPROP_SLOT(T, 4), RMSPROP_SLOT(T, 5), \
+                                    RMSPROP_SLOT(T, 6), RMSPROP_SLOT(T, 7)) {  \
+        const RmspropHyper<T> h = {lr, alpha, one_minus_alpha, lerp_weight, eps, weight_decay, \
+                                   momentum, flags};                           \
+        T* p[RMSPROP_LIST_MAX] = {p0, p1, p2, p3, p4, p5, p6, p7};             \
+        const T* g[RMSPROP_LIST_MAX] = {g0, g1, g2, g3, g4, g5, g6, g7};       \
+        T* s[RMSPROP_LIST_MAX] = {s0, s1, s2, s3, s4, s5, s6, s7};             \
+        T* a[RMSPROP_LIST_MAX] = {a0, a1, a2, a3, a4, a5, a6, a7};             \
+        T* b[RMSPROP_LIST_MAX] = {b0, b1, b2, b3, b4, b5, b6, b7};             \
+        const i64 n[RMSPROP_LIST_MAX] = {n0, n1, n2, n3, n4, n5, n6, n7};      \
+        rmsprop_list(h, count, p, g, s, a, b, n);                              \
+    }
+
+#define ADAGRAD_LIST_MAX 8
+#define ADAGRAD_SLOT(T, k) T* p##k, const T* g##k, T* s##k, i64 n##k, T c##k
+#define ADAGRAD_LIST(name, T)                                                  \
+    extern "C" __global__ void name(T eps, T weight_decay, int flags, int count,              \
+                                    ADAGRAD_SLOT(T, 0), ADAGRAD_SLOT(T, 1), ADAGRAD_SLOT(T, 2), \
+                                    ADAGRAD_SLOT(T, 3), ADAGRAD_SLOT(T, 4), ADAGRAD_SLOT(T, 5), \
+                                    ADAGRAD_SLOT(T, 6), ADAGRAD_SLOT(T, 7)) {  \
+        const AdagradHyper<T> h = {eps, weight_decay, flags};                  \
+        T* p[ADAGRAD_LIST_MAX] = {p0, p1, p2, p3, p4, p5, p6, p7};             \
+        const T* g[ADAGRAD_LIST_MAX] = {g0, g1, g2, g3, g4, g5, g6, g7};       \
+        T* s[ADAGRAD_LIST_MAX] = {s0, s1, s2, s3, s4, s5, s6, s7};             \
+        const i64 n[ADAGRAD_LIST_MAX] = {n0, n1, n2, n3, n4, n5, n6, n7};      \
+        const T c[ADAGRAD_LIST_MAX] = {c0, c1, c2, c3, c4, c5, c6, c7};        \
+        adagrad_list(h, count, p, g, s, n, c);                                 \
+    }
+
 #define UNARY_ALL(op, F, sfx, T)                                               \
     UNARY_CONTIG(op##_##sfx, T, T, F)                                          \
     UNARY_STRIDED(op##_strided_##sfx, T, T, F)
@@ -716,7 +862,9 @@ __device__ __forceinline__ void where_strided(const bool* c, const T* a, const T
     AXPY(axpy_##sfx, T)                                                        \
     AXPY_LIST(axpy_list_##sfx, T)                                              \
     ADAM_LIST(adam_list_##sfx, T)                                              \
-    SGD_LIST(sgd_list_##sfx, T)
+    SGD_LIST(sgd_list_##sfx, T)                                                \
+    RMSPROP_LIST(rmsprop_list_##sfx, T)                                        \
+    ADAGRAD_LIST(adagrad_list_##sfx, T)
 
 #define INT_KERNELS(sfx, T)                                                    \
     UNARY_ALL(neg, Neg, sfx, T)                                                \

@@ -1111,6 +1111,89 @@ def _sgd_list(L, lr, momentum, one_minus_dampening, weight_decay, flags, count, 
         x.write(i, vals)
 
 
+RMSPROP_LIST_MAX = ADAGRAD_LIST_MAX = 8
+RMSPROP_MAXIMIZE, RMSPROP_L2, RMSPROP_CENTERED, RMSPROP_MOMENTUM, RMSPROP_LERP_END = 1, 2, 4, 8, 16
+
+
+def _rmsprop_list(L, lr, alpha, one_minus_alpha, lerp_weight, eps, weight_decay, momentum, flags, count, *slots):
+    """RMSprop's update of the first count of the 8 (p, g, square_avg, grad_avg, buf, n) slots in
+    T; grad_avg is null without RMSPROP_CENTERED, buf without RMSPROP_MOMENTUM."""
+    count, flags = int(count), int(flags)
+    if not 0 <= count <= RMSPROP_LIST_MAX:
+        fault(f"rmsprop_list: count {count} is outside [0, {RMSPROP_LIST_MAX}]")
+    if flags & ~31:
+        fault(f"rmsprop_list: unknown flags {flags}")
+    centered, mom = bool(flags & RMSPROP_CENTERED), bool(flags & RMSPROP_MOMENTUM)
+    spans, updates = [], []
+    for k in range(RMSPROP_LIST_MAX):
+        p, g, sq, ga, buf, n = slots[6 * k: 6 * k + 6]
+        if k >= count:
+            if p.addr or g.addr or sq.addr or ga.addr or buf.addr or int(n):
+                fault(f"rmsprop_list: unused slot {k} is not null and empty")
+            continue
+        if ga.addr and not centered or buf.addr and not mom:
+            fault(f"rmsprop_list: slot {k} has a grad_avg or buffer its flags do not use")
+        n = _count("rmsprop_list", n)
+        i = np.arange(n)
+        P = p.read(i)
+        d = -g.read(i) if flags & RMSPROP_MAXIMIZE else g.read(i)
+        if flags & RMSPROP_L2:
+            d = d + P * weight_decay
+        SQ = sq.read(i) * alpha + (d * one_minus_alpha) * d
+        written = [("p", p), ("square_avg", sq)]
+        updates.append((sq, i, SQ))
+        if centered:
+            step = (d - ga.read(i)) * lerp_weight
+            GA = d - step if flags & RMSPROP_LERP_END else ga.read(i) + step
+            avg = np.sqrt(SQ - GA * GA) + eps
+            updates.append((ga, i, GA))
+            written.append(("grad_avg", ga))
+        else:
+            avg = np.sqrt(SQ) + eps
+        if mom:
+            B = buf.read(i) * momentum + d / avg
+            updates += [(buf, i, B), (p, i, P - B * lr)]
+            written.append(("buf", buf))
+        else:
+            updates.append((p, i, P + (d * -lr) / avg))
+        if n:
+            spans += [(x.addr, x.addr + n * x.isz, k, name, True) for name, x in written]
+            spans.append((g.addr, g.addr + n * g.isz, k, "g", False))
+    _fault_on_overlap("rmsprop_list", spans)
+    for x, i, vals in updates:
+        x.write(i, vals)
+
+
+def _adagrad_list(L, eps, weight_decay, flags, count, *slots):
+    """Adagrad's update of the first count of the 8 (p, g, sum, n, neg_clr) slots in T."""
+    count, flags = int(count), int(flags)
+    if not 0 <= count <= ADAGRAD_LIST_MAX:
+        fault(f"adagrad_list: count {count} is outside [0, {ADAGRAD_LIST_MAX}]")
+    if flags & ~3:
+        fault(f"adagrad_list: unknown flags {flags}")
+    spans, updates = [], []
+    for k in range(ADAGRAD_LIST_MAX):
+        p, g, ss, n, neg_clr = slots[5 * k: 5 * k + 5]
+        if k >= count:
+            if p.addr or g.addr or ss.addr or int(n):
+                fault(f"adagrad_list: unused slot {k} is not null and empty")
+            continue
+        n = _count("adagrad_list", n)
+        i = np.arange(n)
+        P = p.read(i)
+        d = -g.read(i) if flags & 1 else g.read(i)
+        if flags & 2:
+            d = d + P * weight_decay
+        S = ss.read(i) + d * d
+        updates += [(ss, i, S), (p, i, P + (d * neg_clr) / (np.sqrt(S) + eps))]
+        if n:
+            spans += [(x.addr, x.addr + n * x.isz, k, name, True) for name, x in (("p", p), ("sum", ss))]
+            spans.append((g.addr, g.addr + n * g.isz, k, "g", False))
+    _fault_on_overlap("adagrad_list", spans)
+    for x, i, vals in updates:
+        x.write(i, vals)
+
+
 def _fault_on_overlap(kname, spans):
     """spans: (lo, hi, slot, name, written) byte ranges of one list launch, whose slots run
     concurrently: any overlap that involves an array written faults."""
@@ -1165,6 +1248,10 @@ def _register_elementwise():
                 _adam_list)
         _kernel(f, f"sgd_list_{t}", [t] * 4 + ["i32", "i32"] + ([f"P:{t}"] * 3 + ["i64", "i32"]) * SGD_LIST_MAX,
                 _sgd_list)
+        _kernel(f, f"rmsprop_list_{t}", [t] * 7 + ["i32", "i32"] + ([f"P:{t}"] * 5 + ["i64"]) * RMSPROP_LIST_MAX,
+                _rmsprop_list)
+        _kernel(f, f"adagrad_list_{t}", [t] * 2 + ["i32", "i32"] + ([f"P:{t}"] * 3 + ["i64", t]) * ADAGRAD_LIST_MAX,
+                _adagrad_list)
 
 
 # ---- error scales for the compiled-kernel check ----

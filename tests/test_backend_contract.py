@@ -627,6 +627,164 @@ def foreach_sgd_unusual(be, f):
     f([], [], [], [], **opts)   # nothing to do
 
 
+def _lerp_bits(a, end, w):
+    dt = a.dtype.type
+    a[...] = a + (end - a) * dt(w) if abs(w) < 0.5 else end - (end - a) * dt(1 - w)
+
+
+def _rmsprop_bits_ref(p, g, sq, ga, buf, lr, alpha, eps, weight_decay, momentum, centered, maximize):
+    """foreach_rmsprop's documented formula on host arrays, in place, in the contract's order."""
+    dt = p.dtype.type
+    d = -g if maximize else g
+    if weight_decay != 0:
+        d = d + p * dt(weight_decay)
+    sq[...] = sq * dt(alpha) + (d * dt(1 - alpha)) * d
+    if centered:
+        _lerp_bits(ga, d, 1 - alpha)
+        avg = np.sqrt(sq - ga * ga) + dt(eps)
+    else:
+        avg = np.sqrt(sq) + dt(eps)
+    if momentum > 0:
+        buf[...] = buf * dt(momentum) + d / avg
+        p[...] = p - buf * dt(lr)
+    else:
+        p[...] = p + (d * dt(-lr)) / avg
+
+
+def _rmsprop_math_ref(p, g, sq, ga, buf, lr, alpha, eps, weight_decay, momentum, centered, maximize):
+    """torch.optim.RMSprop's documented update in float64: (p, square_avg, grad_avg, buf)."""
+    p, g, sq = (x.astype(F64) for x in (p, g, sq))
+    g = (-g if maximize else g) + weight_decay * p
+    sq = alpha * sq + (1 - alpha) * g * g
+    ga = None if ga is None else alpha * ga.astype(F64) + (1 - alpha) * g
+    avg = np.sqrt(sq - ga * ga if centered else sq) + eps
+    buf = None if buf is None else momentum * buf.astype(F64) + g / avg
+    return p - lr * (buf if momentum > 0 else g / avg), sq, ga, buf
+
+
+def _adagrad_bits_ref(p, g, ss, t, lr, lr_decay, eps, weight_decay, maximize):
+    dt = p.dtype.type
+    d = -g if maximize else g
+    if weight_decay != 0:
+        d = d + p * dt(weight_decay)
+    ss[...] = ss + d * d
+    p[...] = p + (d * dt(-(lr / (1 + (t - 1) * lr_decay)))) / (np.sqrt(ss) + dt(eps))
+
+
+def _adagrad_math_ref(p, g, ss, t, lr, lr_decay, eps, weight_decay, maximize):
+    p, g, ss = (x.astype(F64) for x in (p, g, ss))
+    g = (-g if maximize else g) + weight_decay * p
+    ss = ss + g * g
+    return p - lr / (1 + (t - 1) * lr_decay) * g / (np.sqrt(ss) + eps), ss
+
+
+OPT_SHAPES = [(3, 4), (10,), (784, 256), (5,), (0, 3), (), (7, 9), (4099,), (1,), (2, 3), (301,)]
+
+
+def _opt_host(states, seed_lo=-0.1, seed_hi=0.1):
+    """Per parameter of OPT_SHAPES (float64 for 3 of them, float32 otherwise): [p, g, *states],
+    each state a (lo, hi) uniform range or None (unused)."""
+    host = []
+    for k, s in enumerate(OPT_SHAPES):
+        dt = F64 if k in (3, 4, 5) else F32
+        host.append([u(*s, dtype=dt), u(*s, dtype=dt)] + [None if r is None else u(*s, dtype=dt, lo=r[0], hi=r[1])
+                                                          for r in states])
+    return host
+
+
+def _opt_dev(be, host):
+    dev = [[None if a is None else be.asarray(a) for a in arrays] for arrays in host]
+    for k in (2, 7):   # gradients as reshaped views of flat arrays
+        dev[k][1] = be.reshape(be.asarray(host[k][1].reshape(-1)), host[k][1].shape)
+    return dev
+
+
+def _opt_check(be, dev, host, math, k):
+    for j, (got, want) in enumerate(zip(dev, host)):
+        if j == 1 or want is None:
+            continue
+        got = be.to_numpy(got)
+        assert got.dtype == want.dtype and got.shape == want.shape
+        assert got.tobytes() == want.tobytes(), f"parameter {k}, array {j} differs from the formula's bits"
+    for got, want in zip(host[:1] + host[2:], math):
+        if want is not None:
+            np.testing.assert_allclose(got, want, rtol=2e-5 if got.dtype == F32 else 1e-12, atol=1e-6)
+
+
+RMSPROP_OPTIONS = [dict(lr=1e-2, alpha=0.99, eps=1e-8, weight_decay=0, momentum=0, centered=False, maximize=False),
+                   dict(lr=1e-2, alpha=0.9, eps=1e-6, weight_decay=0.1, momentum=0.9, centered=True, maximize=True),
+                   dict(lr=1e-3, alpha=0.3, eps=1e-8, weight_decay=0, momentum=0, centered=True, maximize=False),
+                   dict(lr=1e-3, alpha=0.99, eps=1e-8, weight_decay=0.01, momentum=0.5, centered=False, maximize=False)]
+
+
+def rmsprop_case(options):
+    @custom("formula-bits-" + "-".join(f"{k}{v}" for k, v in options.items()))
+    def check(be, f):
+        centered, mom = options["centered"], options["momentum"] > 0
+        # grad_avg stays below sqrt(square_avg), so the centered square root is of a positive
+        host = _opt_host([(0.5, 1.0), (-0.1, 0.1) if centered else None, (-1, 1) if mom else None])
+        dev = _opt_dev(be, host)
+        cols = list(zip(*dev))
+        f(list(cols[0]), list(cols[1]), list(cols[2]), list(cols[3]) if centered else None,
+          list(cols[4]) if mom else None, **options)
+        for k, arrays in enumerate(host):
+            math = _rmsprop_math_ref(*arrays, **options)
+            _rmsprop_bits_ref(*arrays, **options)
+            _opt_check(be, dev[k], arrays, math, k)
+    return check
+
+
+ADAGRAD_OPTIONS = [dict(lr=1e-2, lr_decay=0, eps=1e-10, weight_decay=0, maximize=False),
+                   dict(lr=1e-1, lr_decay=0.01, eps=1e-8, weight_decay=0.1, maximize=True)]
+
+
+def adagrad_case(options):
+    @custom("formula-bits-" + "-".join(f"{k}{v}" for k, v in options.items()))
+    def check(be, f):
+        host = _opt_host([(0, 0.5)])
+        host[1][2][3] = 0.0                 # a zero sum
+        steps = [float(1 + k % 4) for k in range(len(host))]
+        dev = _opt_dev(be, host)
+        cols = list(zip(*dev))
+        f(list(cols[0]), list(cols[1]), list(cols[2]), steps, **options)
+        for k, (arrays, t) in enumerate(zip(host, steps)):
+            math = _adagrad_math_ref(*arrays, t, **options)
+            _adagrad_bits_ref(*arrays, t, **options)
+            _opt_check(be, dev[k], arrays, math, k)
+    return check
+
+
+@custom("strided-broadcast-and-aliasing-in-order")
+def foreach_rmsprop_adagrad_unusual(be, f):
+    # run by foreach_rmsprop's and foreach_adagrad's rows: a transposed parameter, a broadcast
+    # gradient, and a gradient that is another parameter (read as the earlier update left it)
+    rms = f.__name__ == "foreach_rmsprop"
+    opts = (dict(lr=0.01, alpha=0.9, eps=1e-8, weight_decay=0.01, momentum=0.5, centered=True, maximize=False) if rms
+            else dict(lr=0.1, lr_decay=0.01, eps=1e-10, weight_decay=0.01, maximize=False))
+    a, b, c = u(4, 3), u(3, 4), u(5)
+    ga, gc = u(4, 3), u(1)
+    states = [[u(*x.shape, lo=0.5, hi=1.0)] + ([u(*x.shape, lo=-0.1, hi=0.1), u(*x.shape)] if rms else [])
+              for x in (a, b, c)]
+    pa = be.transpose(be.asarray(np.ascontiguousarray(a.T)), (1, 0))
+    dev = [pa, be.asarray(b), be.asarray(c)]
+    dstates = [[be.asarray(x) for x in st] for st in states]
+    grads = [be.asarray(ga), be.transpose(pa, (1, 0)), be.broadcast_to(be.asarray(gc), (5,))]
+    cols = [list(col) for col in zip(*dstates)]
+    if rms:
+        f(dev, grads, cols[0], cols[1], cols[2], **opts)
+    else:
+        f(dev, grads, cols[0], [1.0, 2.0, 3.0], **opts)
+    for x, g, st, t in ((a, ga, states[0], 1.0), (b, None, states[1], 2.0), (c, np.broadcast_to(gc, (5,)), states[2], 3.0)):
+        g = np.ascontiguousarray(a.T) if g is None else g   # a, as its update left it
+        if rms:
+            _rmsprop_bits_ref(x, g, *st, **opts)
+        else:
+            _adagrad_bits_ref(x, g, st[0], t, **opts)
+    for got, want in zip(dev + sum(dstates, []), [a, b, c] + sum(states, [])):
+        got = be.to_numpy(got)
+        assert got.dtype == want.dtype and got.tobytes() == np.ascontiguousarray(want).tobytes()
+
+
 def matmul_bias_bits_case(dtype):
     @custom(f"bias-bits-of-product-then-add-{np.dtype(dtype).name}")
     def check(be, f):
@@ -969,6 +1127,8 @@ TABLE = {
     "foreach_axpy": [foreach_axpy_many, foreach_axpy_aliasing],
     "foreach_adam": [adam_case(o, ams) for o in ADAM_OPTIONS for ams in (False, True)] + [foreach_adam_unusual],
     "foreach_sgd": [sgd_case(o) for o in SGD_OPTIONS] + [foreach_sgd_unusual],
+    "foreach_rmsprop": [rmsprop_case(o) for o in RMSPROP_OPTIONS] + [foreach_rmsprop_adagrad_unusual],
+    "foreach_adagrad": [adagrad_case(o) for o in ADAGRAD_OPTIONS] + [foreach_rmsprop_adagrad_unusual],
     "copyto": [mutates(u(2, 3), u(2, 3), target=0, ref=lambda d, s: s),
                mutates(u(2, 3), arr(5.0, F32), target=0, expect=np.full((2, 3), 5.0)),
                mutates(u(2, 3, dtype=F64), u(3, dtype=F64), target=0, ref=lambda d, s: np.broadcast_to(s, d.shape)),

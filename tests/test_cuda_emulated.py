@@ -760,6 +760,37 @@ def test_sgd_with_momentum_updates_eight_parameters_per_launch(be, kwargs):
 
 
 @needs_emulation
+@pytest.mark.parametrize("name, kwargs, kernel", [
+    ("RMSprop", dict(lr=0.01), "rmsprop_list_f32"),
+    ("RMSprop", dict(lr=0.01, momentum=0.9, centered=True, weight_decay=0.1), "rmsprop_list_f32"),
+    ("Adagrad", dict(lr=0.1, lr_decay=0.01, maximize=True), "adagrad_list_f32")])
+def test_rmsprop_and_adagrad_update_eight_parameters_per_launch(be, name, kwargs, kernel):
+    """RMSprop and Adagrad on the GPU: up to eight parameters per list launch, with the NumPy
+    backend's bits over several steps."""
+    import minigrad
+    from minigrad.backends import cuda_backend
+    nn = minigrad.nn
+    model = nn.Sequential(*[nn.Linear(5, 5) for _ in range(5)], nn.Linear(5, 2)).cuda()
+    params = list(model.parameters())
+    opt = getattr(minigrad.optim, name)(params, **kwargs)
+    cpu_params = [p.detach().cpu() for p in params]
+    ref = getattr(minigrad.optim, name)(cpu_params, **kwargs)
+    for step in range(3):
+        model.zero_grad()
+        model(minigrad.randn(3, 5, device="cuda")).sum().backward()
+        for c, p in zip(cpu_params, params):
+            c.grad = p.grad.cpu()
+        with cuda_backend.record_launches(be.index) as launched:
+            opt.step()
+        if step == 0:   # the first step also makes the state (fills)
+            launched = [k for k in launched if k != "fill_f32"]
+        assert launched == [kernel] * 2     # 12 parameters: 8 + 4
+        ref.step()
+        for p, c in zip(params, cpu_params):
+            assert be.to_numpy(p._data).tobytes() == c._data.tobytes()
+
+
+@needs_emulation
 def test_kept_index_bounds_follow_the_index(emu, monkeypatch):
     import minigrad
     x = minigrad.randn(4, 5, device="cuda", requires_grad=True)
@@ -823,7 +854,7 @@ def test_emulation_catches_out_of_bounds_and_dangling_pointers(be, emu):
 @needs_emulation
 def test_emulation_catches_overlapping_axpy_list_slots(be, emu):
     x, y = be.asarray(np.ones(8, F32)), be.asarray(np.ones(8, F32))
-    null, rest = np.uint64(0), (np.uint64(0), np.uint64(0), np.int64(0)) * 6
+    rest = (np.uint64(0), np.uint64(0), np.int64(0)) * 6
 
     def launch(count, s0, s1, tail=rest):
         be._launch("elementwise.cu", "axpy_list_f32", (1,), (256,), (np.float32(2), np.int32(count)) + s0 + s1 + tail)

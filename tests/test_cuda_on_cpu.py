@@ -465,6 +465,91 @@ def test_sgd_list_has_the_numpy_backends_bits(flags, options, dtype):
         assert got.tobytes() == ref.tobytes(), f"output {j} differs from the NumPy backend's bits"
 
 
+RMSPROP_FLAG_SETS = [  # (RMSPROP_* flags, the NumPy backend's options)
+    (0, dict(alpha=0.99, weight_decay=0, momentum=0, centered=False, maximize=False)),
+    (1 | 2 | 4 | 8, dict(alpha=0.9, weight_decay=0.1, momentum=0.9, centered=True, maximize=True)),
+    (4 | 16, dict(alpha=0.3, weight_decay=0, momentum=0, centered=True, maximize=False)),
+    (8, dict(alpha=0.99, weight_decay=0, momentum=0.5, centered=False, maximize=False))]
+
+
+def _list_launch_args(sizes, arrays_of, written, used, tail_of, rng_seed, dtype):
+    """Slot arguments of an optimizer list kernel: per size, the arrays arrays_of(rng, n) (None:
+    a null pointer) uploaded with odd slots misaligned for vectors, then tail_of(k, n); returns
+    (args, host arrays, indices of the written arrays' outputs)."""
+    rng = np.random.default_rng(rng_seed)
+    args, host, outputs = [], [], []
+    for k, n in enumerate(sizes):
+        arrays = arrays_of(rng, n)
+        host.append(arrays)
+        for j, a in enumerate(arrays):
+            if a is None:
+                args.append(np.uint64(0))
+            else:
+                if j in written:
+                    outputs.append(len(args))
+                args.append((a, k % 2))
+        args += tail_of(k, n)
+    return args, host, outputs
+
+
+@pytest.mark.parametrize("flags, options", RMSPROP_FLAG_SETS)
+@pytest.mark.parametrize("dtype", [F32, F64], ids=["f32", "f64"])
+def test_rmsprop_list_has_the_numpy_backends_bits(flags, options, dtype):
+    from minigrad.backends import numpy_backend
+    mod = cuda_on_cpu.load_kernel_file("elementwise.cu")
+    sfx = "f32" if dtype == F32 else "f64"
+    lr, eps, alpha = 0.01, 1e-8, options["alpha"]
+    centered, mom = options["centered"], options["momentum"] > 0
+    sizes = [1, 5, 1000, 4099, 7, 0, 300]
+    w = 1 - alpha
+    c = dtype
+
+    def arrays_of(rng, n):
+        return [rng.uniform(-3, 3, n).astype(dtype), rng.uniform(-3, 3, n).astype(dtype),
+                rng.uniform(0.5, 1, n).astype(dtype), rng.uniform(-0.1, 0.1, n).astype(dtype) if centered else None,
+                rng.uniform(-1, 1, n).astype(dtype) if mom else None]
+    slots, host, outputs = _list_launch_args(sizes, arrays_of, (0, 2, 3, 4), None, lambda k, n: [I64(n)], flags, dtype)
+    args = [c(lr), c(alpha), c(1 - alpha), c(w if abs(w) < 0.5 else 1 - w), c(eps), c(options["weight_decay"]),
+            c(options["momentum"]), I32(flags), I32(len(sizes))]
+    outputs = [o + len(args) for o in outputs]
+    args += slots + [np.uint64(0)] * 5 + [I64(0)]
+    outs = _run(mod, f"rmsprop_list_{sfx}", (3,), (256,), args, outputs)
+    cols = [list(col) for col in zip(*host)]
+    numpy_backend.foreach_rmsprop(cols[0], cols[1], cols[2], cols[3] if centered else None, cols[4] if mom else None,
+                                  lr=lr, eps=eps, **options)
+    want = [a for arrays in host for j, a in enumerate(arrays) if j != 1 and a is not None]
+    for j, (got, ref) in enumerate(zip(outs, want)):
+        assert got.tobytes() == ref.tobytes(), f"output {j} differs from the NumPy backend's bits"
+
+
+@pytest.mark.parametrize("flags", [0, 1 | 2])
+@pytest.mark.parametrize("dtype", [F32, F64], ids=["f32", "f64"])
+def test_adagrad_list_has_the_numpy_backends_bits(flags, dtype):
+    from minigrad.backends import numpy_backend
+    mod = cuda_on_cpu.load_kernel_file("elementwise.cu")
+    sfx = "f32" if dtype == F32 else "f64"
+    lr, lr_decay, eps, wd = 0.1, 0.01 * flags, 1e-10, 0.1 * (flags > 0)
+    sizes = [1, 5, 1000, 4099, 7, 0, 300]
+    steps = [float(1 + k % 3) for k in range(len(sizes))]
+
+    def arrays_of(rng, n):
+        return [rng.uniform(-3, 3, n).astype(dtype), rng.uniform(-3, 3, n).astype(dtype),
+                rng.uniform(0, 0.5, n).astype(dtype)]
+    slots, host, outputs = _list_launch_args(
+        sizes, arrays_of, (0, 2), None, lambda k, n: [I64(n), dtype(-(lr / (1 + (steps[k] - 1) * lr_decay)))], flags,
+        dtype)
+    args = [dtype(eps), dtype(wd), I32(flags), I32(len(sizes))]
+    outputs = [o + len(args) for o in outputs]
+    args += slots + [np.uint64(0)] * 3 + [I64(0), dtype(0)]
+    outs = _run(mod, f"adagrad_list_{sfx}", (3,), (256,), args, outputs)
+    cols = [list(col) for col in zip(*host)]
+    numpy_backend.foreach_adagrad(cols[0], cols[1], cols[2], steps, lr=lr, lr_decay=lr_decay, eps=eps,
+                                  weight_decay=wd, maximize=bool(flags & 1))
+    want = [a for arrays in host for a in (arrays[0], arrays[2])]
+    for j, (got, ref) in enumerate(zip(outs, want)):
+        assert got.tobytes() == ref.tobytes(), f"output {j} differs from the NumPy backend's bits"
+
+
 def _meta(shape, *stride_sets):
     return np.array(list(shape) + [s for strides in stride_sets for s in strides], I64)
 

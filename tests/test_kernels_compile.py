@@ -100,11 +100,11 @@ def _entry_body(ptx, name):
     return ptx[m.start(): m.end() + nxt.start() if nxt else len(ptx)]
 
 
-@pytest.mark.parametrize("kernel", ["axpy", "axpy_list", "adam_list", "sgd_list"])
+@pytest.mark.parametrize("kernel", ["axpy", "axpy_list", "adam_list", "sgd_list", "rmsprop_list", "adagrad_list"])
 @pytest.mark.parametrize("sfx", ["f32", "f64"])
 def test_optimizer_kernels_round_every_product_before_the_add(compiled, sfx, kernel):
-    """The optimizers' updates (p += alpha * g, one parameter per launch or a list of them,
-    Adam's, and SGD's with momentum) give the bits of separate multiplies and adds on every
+    """The optimizers' updates (p += alpha * g, one parameter per launch or a list of them, and
+    the lists of Adam, SGD with momentum, RMSprop and Adagrad) give the bits of separate multiplies and adds on every
     backend: no fused multiply-add, which NVRTC would otherwise contract a + b * c into."""
     _, _, ptx = compiled[("elementwise.cu", "sm_90")]
     body = _entry_body(ptx, f"{kernel}_{sfx}")

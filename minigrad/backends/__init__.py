@@ -15,8 +15,10 @@ PRIMITIVES = (
     "floor", "ceil", "trunc", "round",
     # elementwise, binary (second operand an array or a Python scalar); axpy(dst, src, alpha):
     # dst += alpha * src in place; foreach_axpy(dsts, srcs, alpha): the same for lists of pairs;
-    # foreach_adam, foreach_sgd: torch.optim.Adam's and SGD's updates of lists of parameters
-    "add", "iadd", "binary_inplace", "axpy", "foreach_axpy", "foreach_adam", "foreach_sgd", "sub", "mul", "div", "pow", "maximum", "minimum",
+    # foreach_adam, foreach_sgd, foreach_rmsprop, foreach_adagrad: the optimizers' updates of
+    # lists of parameters in place
+    "add", "iadd", "binary_inplace", "axpy", "foreach_axpy", "foreach_adam", "foreach_sgd", "foreach_rmsprop",
+    "foreach_adagrad", "sub", "mul", "div", "pow", "maximum", "minimum",
     "eq", "ne", "lt", "le", "gt", "ge", "where", "clip",
     # fused backward formulas (g: the incoming gradient, out/y: the forward's output)
     "relu_backward", "sigmoid_backward", "tanh_backward",

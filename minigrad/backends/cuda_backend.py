@@ -23,8 +23,9 @@ from .numpy_backend import _check_bias
 name = "cuda"
 ndarray = cp.ndarray
 
-from .cuda_kernel_table import (ADAM_LIST_MAX, AXPY_LIST_MAX, BLOCK, SGD_LIST_MAX, BOOL_BINARY, CTYPE as _CTYPE, GEMM_TILES, GRID_YZ_MAX,
-                                MAX_DIMS, SFX as _SFX, col_launch, row_launch)
+from .cuda_kernel_table import (ADAGRAD_LIST_MAX, ADAM_LIST_MAX, AXPY_LIST_MAX, BLOCK, BOOL_BINARY, CTYPE as _CTYPE,
+                                GEMM_TILES, GRID_YZ_MAX, MAX_DIMS, RMSPROP_LIST_MAX, SFX as _SFX, SGD_LIST_MAX,
+                                col_launch, row_launch)
 
 
 _backends = {}
@@ -32,6 +33,8 @@ _backends = {}
 # the optimizer list kernels' flags (kernels/elementwise.cu), and their null pointer
 _ADAM_MAXIMIZE, _ADAM_L2, _ADAM_AMSGRAD, _ADAM_LERP_END = 1, 2, 4, 8
 _SGD_MAXIMIZE, _SGD_L2, _SGD_MOMENTUM, _SGD_NESTEROV, _SGD_DAMPENING = 1, 2, 4, 8, 16
+_RMSPROP_MAXIMIZE, _RMSPROP_L2, _RMSPROP_CENTERED, _RMSPROP_MOMENTUM, _RMSPROP_LERP_END = 1, 2, 4, 8, 16
+_ADAGRAD_MAXIMIZE, _ADAGRAD_L2 = 1, 2
 _NULL = np.uint64(0)
 
 
@@ -493,6 +496,45 @@ class CudaBackend:
             self._launch("elementwise.cu", f"sgd_list_{sfx}", self._grid(max(s[0][0].size for s in run)),
                          (BLOCK,), tuple(args))
         self._foreach_update(slots, SGD_LIST_MAX, launch)
+
+    def foreach_rmsprop(self, params, grads, square_avgs, grad_avgs, momentum_buffers, *, lr, alpha, eps,
+                        weight_decay, momentum, centered, maximize):
+        """The NumPy backend's foreach_rmsprop, with its bits: up to RMSPROP_LIST_MAX parameters
+        per rmsprop_list launch; see _foreach_update for which ones share one."""
+        w = 1 - alpha
+        flags = ((_RMSPROP_MAXIMIZE if maximize else 0) | (_RMSPROP_L2 if weight_decay != 0 else 0)
+                 | (_RMSPROP_CENTERED if centered else 0) | (_RMSPROP_MOMENTUM if momentum > 0 else 0)
+                 | (0 if abs(w) < 0.5 else _RMSPROP_LERP_END))
+        hyper = (lr, alpha, 1 - alpha, w if abs(w) < 0.5 else 1 - w, eps, weight_decay, momentum)
+        slots = [((p, grads[i], square_avgs[i], grad_avgs[i] if centered else None,
+                   momentum_buffers[i] if momentum > 0 else None), ()) for i, p in enumerate(params)]
+
+        def launch(sfx, run):
+            c = _CTYPE[sfx]
+            args = [c(x) for x in hyper] + [np.int32(flags), np.int32(len(run))]
+            for arrays, _ in run:
+                args += tuple(_NULL if a is None else a for a in arrays) + (np.int64(arrays[0].size),)
+            args += ((_NULL,) * 5 + (np.int64(0),)) * (RMSPROP_LIST_MAX - len(run))
+            self._launch("elementwise.cu", f"rmsprop_list_{sfx}", self._grid(max(s[0][0].size for s in run)),
+                         (BLOCK,), tuple(args))
+        self._foreach_update(slots, RMSPROP_LIST_MAX, launch)
+
+    def foreach_adagrad(self, params, grads, state_sums, steps, *, lr, lr_decay, eps, weight_decay, maximize):
+        """The NumPy backend's foreach_adagrad, with its bits: up to ADAGRAD_LIST_MAX parameters
+        per adagrad_list launch; see _foreach_update for which ones share one."""
+        flags = (_ADAGRAD_MAXIMIZE if maximize else 0) | (_ADAGRAD_L2 if weight_decay != 0 else 0)
+        slots = [((p, grads[i], state_sums[i]), -(lr / (1 + (steps[i] - 1) * lr_decay)))
+                 for i, p in enumerate(params)]
+
+        def launch(sfx, run):
+            c = _CTYPE[sfx]
+            args = [c(eps), c(weight_decay), np.int32(flags), np.int32(len(run))]
+            for (p, g, ss), neg_clr in run:
+                args += (p, g, ss, np.int64(p.size), c(neg_clr))
+            args += (_NULL, _NULL, _NULL, np.int64(0), c(0)) * (ADAGRAD_LIST_MAX - len(run))
+            self._launch("elementwise.cu", f"adagrad_list_{sfx}", self._grid(max(s[0][0].size for s in run)),
+                         (BLOCK,), tuple(args))
+        self._foreach_update(slots, ADAGRAD_LIST_MAX, launch)
 
     def _foreach_update(self, slots, most, launch):
         """An optimizer's update of several parameters: slots are ((p, g, *state), scalars), the

@@ -24,6 +24,8 @@ MAX_DIMS = 8
 AXPY_LIST_MAX = 8           # slots of axpy_list_<sfx> (AXPY_LIST_MAX in elementwise.cu)
 ADAM_LIST_MAX = 8           # slots of adam_list_<sfx> (ADAM_LIST_MAX in elementwise.cu)
 SGD_LIST_MAX = 8            # slots of sgd_list_<sfx> (SGD_LIST_MAX in elementwise.cu)
+RMSPROP_LIST_MAX = 8        # slots of rmsprop_list_<sfx> (RMSPROP_LIST_MAX in elementwise.cu)
+ADAGRAD_LIST_MAX = 8        # slots of adagrad_list_<sfx> (ADAGRAD_LIST_MAX in elementwise.cu)
 GRID_YZ_MAX = 65535         # CUDA's cap on gridDim.y and gridDim.z
 
 # tile shapes of kernels/matmul.cu (its header documents them): (big, small) per dtype suffix
@@ -76,7 +78,8 @@ def kernel_names():
         names["reduce.cu"].update({f"mean_rows_{sfx}", f"mean_cols_{sfx}"})
     for sfx in ("f32", "f64"):
         ew.update({f"relu_backward_{sfx}", f"sigmoid_backward_{sfx}", f"tanh_backward_{sfx}", f"axpy_{sfx}",
-                   f"axpy_list_{sfx}", f"adam_list_{sfx}", f"sgd_list_{sfx}"})
+                   f"axpy_list_{sfx}", f"adam_list_{sfx}", f"sgd_list_{sfx}", f"rmsprop_list_{sfx}",
+                   f"adagrad_list_{sfx}"})
         names["softmax.cu"].update({f"softmax_rows_{sfx}", f"log_softmax_rows_{sfx}",
                                     f"softmax_backward_rows_{sfx}", f"log_softmax_backward_rows_{sfx}",
                                     f"cross_entropy_fwd_{sfx}", f"cross_entropy_bwd_{sfx}"})

@@ -231,10 +231,7 @@ def foreach_adam(params, grads, exp_avgs, exp_avg_sqs, max_exp_avg_sqs, steps, *
         d = np.negative(g) if maximize else g
         if l2:
             d = np.add(d, np.multiply(p, weight_decay))
-        if abs(w) < 0.5:
-            np.add(m, np.multiply(np.subtract(d, m), w), m)
-        else:
-            np.subtract(d, np.multiply(np.subtract(d, m), 1 - w), m)
+        _lerp(m, d, w)
         np.multiply(v, beta2, v)
         np.add(v, np.multiply(np.multiply(d, 1 - beta2), d), v)
         if max_exp_avg_sqs is not None:
@@ -268,6 +265,65 @@ def foreach_sgd(params, grads, momentum_buffers, firsts, *, lr, momentum, dampen
                 np.add(b, d if dampening == 0 else np.multiply(d, 1 - dampening), b)
             d = np.add(d, np.multiply(b, momentum)) if nesterov else b
         np.subtract(p, np.multiply(d, lr), p)
+
+
+def _lerp(a, end, w):
+    """a = lerp(a, end, w) in a's memory, torch's formula: a + (end - a) * w for |w| < 0.5, else
+    end - (end - a) * (1 - w), exact at both ends."""
+    if abs(w) < 0.5:
+        np.add(a, np.multiply(np.subtract(end, a), w), a)
+    else:
+        np.subtract(end, np.multiply(np.subtract(end, a), 1 - w), a)
+
+
+def foreach_rmsprop(params, grads, square_avgs, grad_avgs, momentum_buffers, *, lr, alpha, eps, weight_decay,
+                    momentum, centered, maximize):
+    """torch.optim.RMSprop's update of each parameter in place; grad_avgs is None unless
+    centered, momentum_buffers None unless momentum > 0. One ufunc after another:
+
+        d = g (-g if maximize), + p * weight_decay
+        square_avg = square_avg * alpha + (d * (1 - alpha)) * d
+        avg = sqrt(square_avg - grad_avg * grad_avg) after grad_avg = lerp(grad_avg, d, 1 - alpha)
+              when centered, else sqrt(square_avg);  avg = avg + eps
+        buf = buf * momentum + d / avg; p -= buf * lr     (momentum > 0)
+        p += (d * -lr) / avg                              (otherwise)"""
+    for i, p in enumerate(params):
+        g, sq = grads[i], square_avgs[i]
+        d = np.negative(g) if maximize else g
+        if weight_decay != 0:
+            d = np.add(d, np.multiply(p, weight_decay))
+        np.multiply(sq, alpha, sq)
+        np.add(sq, np.multiply(np.multiply(d, 1 - alpha), d), sq)
+        if centered:
+            ga = grad_avgs[i]
+            _lerp(ga, d, 1 - alpha)
+            avg = np.sqrt(np.subtract(sq, np.multiply(ga, ga)))
+        else:
+            avg = np.sqrt(sq)
+        avg = np.add(avg, eps)
+        if momentum > 0:
+            b = momentum_buffers[i]
+            np.multiply(b, momentum, b)
+            np.add(b, np.true_divide(d, avg), b)
+            np.subtract(p, np.multiply(b, lr), p)
+        else:
+            np.add(p, np.true_divide(np.multiply(d, -lr), avg), p)
+
+
+def foreach_adagrad(params, grads, state_sums, steps, *, lr, lr_decay, eps, weight_decay, maximize):
+    """torch.optim.Adagrad's update of each parameter in place, steps[i] its step count t after
+    this step's increment. One ufunc after another:
+
+        d = g (-g if maximize), + p * weight_decay;  sum = sum + d * d
+        p += (d * -(lr / (1 + (t - 1) * lr_decay))) / (sqrt(sum) + eps)"""
+    for i, p in enumerate(params):
+        g, ss = grads[i], state_sums[i]
+        d = np.negative(g) if maximize else g
+        if weight_decay != 0:
+            d = np.add(d, np.multiply(p, weight_decay))
+        np.add(ss, np.multiply(d, d), ss)
+        std = np.add(np.sqrt(ss), eps)
+        np.add(p, np.true_divide(np.multiply(d, -(lr / (1 + (steps[i] - 1) * lr_decay))), std), p)
 
 
 # np.vdot sums with BLAS in a few SIMD lanes: one call instead of a product and a pairwise sum,

@@ -55,18 +55,21 @@ class Adagrad(Optimizer):
             eps = group["eps"]
             weight_decay = group["weight_decay"]
             maximize = group["maximize"]
+            lists = {}  # backend -> (params, grads, state sums, steps)
             for p, g, be, state in self._with_grads(group):
                 if len(state) == 0:  # a parameter of a group added after construction
                     self._init_state(p, group["initial_accumulator_value"])
                 step = _increment(state["step"])
-                clr = lr / (1 + (step - 1) * lr_decay)
+                entry = lists.get(be)
+                if entry is None:
+                    entry = lists[be] = ([], [], [], [])
                 for pb, gb, state_sum in _blocks(p._device, p._data, g._data, state["sum"]._data):
-                    d = be.neg(gb) if maximize else gb
-                    if weight_decay != 0:
-                        d = be.add(d, be.mul(pb, weight_decay))
-                    be.binary_inplace("add", state_sum, be.mul(d, d))
-                    std = be.sqrt(state_sum)
-                    be.binary_inplace("add", std, eps)
-                    be.binary_inplace("add", pb, be.div(be.mul(d, -clr), std))
+                    entry[0].append(pb)
+                    entry[1].append(gb)
+                    entry[2].append(state_sum)
+                    entry[3].append(step)
                 _bump(p)
+            for be, (ps, gs, sums, steps) in lists.items():
+                be.foreach_adagrad(ps, gs, sums, steps, lr=lr, lr_decay=lr_decay, eps=eps,
+                                   weight_decay=weight_decay, maximize=maximize)
         return loss

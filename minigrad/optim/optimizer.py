@@ -106,14 +106,6 @@ def _blocks(device, *arrays):
     return [tuple(None if x is None else x[r:r + step] for x in arrays) for r in range(0, rows, step)]
 
 
-def _lerp_(be, a, end, weight):
-    """a.lerp_(end, weight) in a's memory, with torch's formula (exact at both ends)."""
-    if abs(weight) < 0.5:
-        be.binary_inplace("add", a, be.mul(be.sub(end, a), weight))
-    else:
-        be.copyto(a, be.sub(end, be.mul(be.sub(end, a), 1 - weight)))
-
-
 class Optimizer:
     """Base class for all optimizers.
 

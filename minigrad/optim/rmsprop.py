@@ -1,5 +1,5 @@
 """RMSprop: divide the gradient by a running root mean square of recent gradients."""
-from .optimizer import (Optimizer, _blocks, _bump, _check_scalar_tensor, _increment, _lerp_, _scalar,
+from .optimizer import (Optimizer, _blocks, _bump, _check_scalar_tensor, _increment, _scalar,
                         _step_tensor, _zeros_like)
 
 
@@ -50,6 +50,7 @@ class RMSprop(Optimizer):
             momentum = group["momentum"]
             centered = group["centered"]
             maximize = group["maximize"]
+            lists = {}  # backend -> (params, grads, square_avgs, grad_avgs, momentum buffers)
             for p, g, be, state in self._with_grads(group):
                 if len(state) == 0:
                     state["step"] = _step_tensor()
@@ -59,26 +60,17 @@ class RMSprop(Optimizer):
                     if centered:
                         state["grad_avg"] = _zeros_like(p)
                 _increment(state["step"])
-                for pb, gb, square_avg, grad_avg, buf in _blocks(
-                        p._device, p._data, g._data, state["square_avg"]._data,
-                        state["grad_avg"]._data if centered else None,
-                        state["momentum_buffer"]._data if momentum > 0 else None):
-                    d = be.neg(gb) if maximize else gb
-                    if weight_decay != 0:
-                        d = be.add(d, be.mul(pb, weight_decay))
-                    be.binary_inplace("mul", square_avg, alpha)
-                    be.binary_inplace("add", square_avg, be.mul(be.mul(d, 1 - alpha), d))
-                    if centered:
-                        _lerp_(be, grad_avg, d, 1 - alpha)
-                        avg = be.sqrt(be.sub(square_avg, be.mul(grad_avg, grad_avg)))
-                    else:
-                        avg = be.sqrt(square_avg)
-                    be.binary_inplace("add", avg, eps)
-                    if momentum > 0:
-                        be.binary_inplace("mul", buf, momentum)
-                        be.binary_inplace("add", buf, be.div(d, avg))
-                        be.binary_inplace("sub", pb, be.mul(buf, lr))
-                    else:
-                        be.binary_inplace("add", pb, be.div(be.mul(d, -lr), avg))
+                entry = lists.get(be)
+                if entry is None:
+                    entry = lists[be] = ([], [], [], [], [])
+                for block in _blocks(p._device, p._data, g._data, state["square_avg"]._data,
+                                     state["grad_avg"]._data if centered else None,
+                                     state["momentum_buffer"]._data if momentum > 0 else None):
+                    for k in range(5):
+                        entry[k].append(block[k])
                 _bump(p)
+            for be, (ps, gs, sqs, gas, bufs) in lists.items():
+                be.foreach_rmsprop(ps, gs, sqs, gas if centered else None, bufs if momentum > 0 else None, lr=lr,
+                                   alpha=alpha, eps=eps, weight_decay=weight_decay, momentum=momentum,
+                                   centered=centered, maximize=maximize)
         return loss
