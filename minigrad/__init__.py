@@ -15,7 +15,7 @@ from .functional import (add, sub, mul, div, pow, neg, abs, exp, log, sqrt, sin,
                          reshape, flatten, squeeze, unsqueeze, transpose, t, permute, clone, cat, concat,
                          stack, split, chunk, numel, is_tensor, is_floating_point, result_type,
                          promote_types, square, norm, dot, equal, allclose, isclose, all, any, nonzero,
-                         masked_fill, sign, floor, ceil, trunc, fix, round, frac)
+                         masked_fill, sign, floor, ceil, trunc, fix, round, frac, rsub)
 from ._tensor_str import set_printoptions, get_printoptions
 from . import viz
 

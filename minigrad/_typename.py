@@ -20,3 +20,12 @@ def typename(obj, tensor_name=None):
     if module in ("", "builtins"):
         return qualname
     return f"{module}.{qualname}"
+
+
+def tp_name(obj):
+    """The type name torch's argument errors print (CPython's tp_name) for obj: 'int', 'NoneType',
+    'numpy.ndarray', 'numpy.bool', and a class defined in Python by its bare name ('Tensor')."""
+    cls = type(obj)
+    if cls.__flags__ & (1 << 9) or cls.__module__ == "builtins":  # Py_TPFLAGS_HEAPTYPE
+        return cls.__name__
+    return f"{cls.__module__}.{cls.__name__}"

@@ -124,6 +124,19 @@ def _check_int_range(data, kinds):
                     stack.append(x)
 
 
+_NUMPY_BOOLS = (np.bool_, np.dtype(np.bool_))
+
+
+def _check_numpy_bools(kinds):
+    """torch's error for NumPy bools (scalars, or the elements of a bool array inside a list) in
+    data becoming an integer tensor, kinds being what decides data's dtype (_kinds): torch
+    converts them one by one, through __index__, which NumPy's bool does not have (Python's
+    bool, and a bool array as a whole, convert fine)."""
+    if _NUMPY_BOOLS[0] in kinds or _NUMPY_BOOLS[1] in kinds:
+        from ._typename import tp_name
+        raise TypeError(f"'{tp_name(np.True_)}' object cannot be interpreted as an integer")
+
+
 def tensor(data, dtype=None, device=None, requires_grad=False, pin_memory=False):
     kinds = None
     if not isinstance(data, (np.ndarray, Tensor)):
@@ -138,6 +151,8 @@ def tensor(data, dtype=None, device=None, requires_grad=False, pin_memory=False)
     else:
         host = _host_array(data)
     dtype = _infer_dtype(host, data, kinds) if dtype is None else _dt.to_dtype(dtype)
+    if kinds is not None and dtype._category == 1:  # an integer dtype
+        _check_numpy_bools(kinds)
     dev = canonical(device)
     return _finish(dev.backend.asarray(host.astype(dtype.np, copy=False)), dev, requires_grad)
 

@@ -28,12 +28,13 @@ class device:
                 raise RuntimeError(f"Invalid device string: '{type}'")
             index = int(idx)
         if index is not None:
-            if not isinstance(index, int) or index < 0:
-                raise RuntimeError(f"Device index must not be negative, got {index}")
-            if name == "cpu" and index != 0:
-                raise RuntimeError(f"CPU device index must be -1 or zero, got {index}")
-            if name == "cpu":
-                index = None
+            if not isinstance(index, int) or isinstance(index, bool):
+                raise TypeError(f"device(): argument 'index' (position 2) must be int, not "
+                                f"{index.__class__.__name__}")
+            if index < 0:
+                raise RuntimeError("Device index must not be negative")
+        # an index is kept as given, the CPU's too (device('cpu', 0) is 'cpu:0', which is not
+        # equal to device('cpu')); tensors on any CPU device are on minigrad's one CPU (canonical)
         self.type, self.index = name, index
 
     def __eq__(self, other):

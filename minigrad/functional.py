@@ -19,6 +19,10 @@ def sub(input, other, *, alpha=1):
     return _t(input, "sub").sub(other, alpha=alpha)
 
 
+def rsub(input, other, *, alpha=1):
+    return _ew.rsub_alpha(_t(input, "rsub"), other, alpha)
+
+
 def mul(input, other):
     return _t(input, "mul") * other
 

@@ -6,8 +6,8 @@ the index as JSON and the arrays with `allow_pickle=False`, so a file, whoever w
 never run code. What can be saved: tensors (nn.Parameter included), NumPy arrays and scalars,
 dict / OrderedDict / Counter / list / tuple / torch.Size, None, bool, int, float, str, bytes, and
 minigrad dtypes and devices -- which covers model, optimizer and scheduler state_dicts. Those types
-exactly: a subclass (a namedtuple, an IntEnum, a defaultdict) is refused rather than saved as its
-base type, since it would not load back as what was saved.
+exactly: a subclass (a namedtuple, an IntEnum, a defaultdict, a NumPy masked array) is refused
+rather than saved as its base type, since it would not load back as what was saved.
 
 A tensor is saved as its data (no autograd history), dtype, shape, device and requires_grad;
 an nn.Parameter is loaded back as an nn.Parameter. One tensor object saved in two places is
@@ -35,7 +35,7 @@ _KEY_TYPES = (type(None), bool, int, float, str, bytes, tuple, np.generic)
 _CONTAINERS = {dict: "dict", OrderedDict: "ordereddict", Counter: "counter", list: "list", tuple: "tuple",
                Size: "size"}
 # the types save takes exactly, in the order a subclass is named by ("a subclass of tuple")
-_BASES = (bool, OrderedDict, Counter, dict, list, Size, tuple, int, float, str, bytes)
+_BASES = (bool, OrderedDict, Counter, dict, list, Size, tuple, int, float, str, bytes, np.ndarray)
 _SUPPORTED = ("supported: tensors, NumPy arrays, dict, OrderedDict, Counter, list, tuple, None, bool, int, "
               "float, str, bytes, dtypes and devices")
 _DTYPES = {d.name: d for d in _dt.ALL}
@@ -67,7 +67,8 @@ class _Encoder:
         return name
 
     def encode(self, obj, where):
-        # exact types: a subclass (namedtuple, IntEnum, defaultdict) would load back as its base
+        # exact types: a subclass (namedtuple, IntEnum, defaultdict, np.ma.MaskedArray, np.matrix)
+        # would load back as its base, losing what the subclass adds (a mask)
         cls = type(obj)
         if obj is None:
             return {"type": "none"}
@@ -75,7 +76,7 @@ class _Encoder:
             return {"type": "bool", "value": obj}
         if isinstance(obj, Tensor):
             return self._tensor(obj)
-        if isinstance(obj, np.ndarray):
+        if cls is np.ndarray:
             return self._ndarray(obj, where)
         if isinstance(obj, np.generic):  # before float: np.float64 is a float subclass
             return {"type": "numpy_scalar", "of": self._ndarray(np.asarray(obj), where)}

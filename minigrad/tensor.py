@@ -1,4 +1,5 @@
 """Tensor: an array on a device (a backend array) plus its place in the autograd graph."""
+import operator
 import weakref
 
 from . import dtypes as _dt
@@ -79,6 +80,7 @@ class Tensor:
     _base = None        # the tensor this one is a view of
     _view_replay = None  # (parent, (primitive, arg)): how this view was made from parent
     _view_mark = 0      # the base's count of recorded in-place ops when this view was made
+    _no_grad_view = None  # a view made in no_grad mode of a tensor requiring grad: its version then
     _grad_acc = None    # the AccumulateGrad node of a leaf (it refers back weakly)
     _hooks = None
     _retains_grad = False
@@ -95,7 +97,7 @@ class Tensor:
     def size(self, dim=None):
         if dim is None:
             return Size(self._data.shape)
-        return self._data.shape[_wrap_dim(dim, self._data.ndim)]
+        return self._data.shape[_wrap_dim(dim, self._data.ndim, "size")]
 
     def dim(self):
         return self._data.ndim
@@ -435,10 +437,15 @@ def _rebuild(array, device, requires_grad):
     return tensor(array, device=device, requires_grad=requires_grad)
 
 
-def _wrap_dim(dim, ndim):
-    """A possibly negative dim as an index in range, or torch's IndexError."""
+def _wrap_dim(dim, ndim, op=None):
+    """A possibly negative dim as an index in range, or torch's IndexError; for a dim that is no
+    integer (1.5, "a"), torch's TypeError for the op named op (minigrad/_arg_errors.py)."""
     if not isinstance(dim, int):
-        dim = dim.__index__()
+        try:
+            dim = operator.index(dim)
+        except TypeError:
+            from ._arg_errors import dim_type_error
+            raise dim_type_error(op, dim) from None
     n = max(ndim, 1)
     if not -n <= dim < n:
         raise IndexError(f"Dimension out of range (expected to be in range of [{-n}, {n - 1}], but got {dim})")

@@ -19,7 +19,7 @@ def _dims_arg(dims):
 # ---- arithmetic operators ---------------------------------------------------------
 Tensor.__add__ = Tensor.__radd__ = ew.binary_method(ew.Add)  # commutative: no scalar tensor
 Tensor.__sub__ = ew.binary_method(ew.Sub)
-Tensor.__rsub__ = lambda self, other: rbinary(ew.Sub, self, other)
+Tensor.__rsub__ = lambda self, other: ew.rsub(self, other)
 Tensor.__mul__ = Tensor.__rmul__ = ew.binary_method(ew.Mul)
 Tensor.__truediv__ = ew.binary_method(ew.Div, True)
 Tensor.__rtruediv__ = lambda self, other: rbinary(ew.Div, self, other, True)

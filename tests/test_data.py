@@ -87,6 +87,27 @@ def test_dataset_base_and_concat_against_torch():
         ConcatDataset([])
 
 
+@pytest.mark.parametrize("index", [7, 8, 100])
+def test_concat_dataset_index_past_the_end_raises_as_torch(index):
+    # torch lets the list of datasets raise
+    with pytest.raises(IndexError) as got:
+        (Squares(3) + Squares(4))[index]
+    assert str(got.value) == "list index out of range"
+
+
+def test_iterable_dataset_without_iter_cannot_be_instantiated():
+    # torch's IterableDataset is a typing.Iterable: __iter__ is abstract
+    with pytest.raises(TypeError) as got:  # Python's words, which vary with its version
+        IterableDataset()
+    assert str(got.value).startswith("Can't instantiate abstract class IterableDataset") and "__iter__" in str(got.value)
+
+    class NoIter(IterableDataset):
+        pass
+    with pytest.raises(TypeError, match="abstract class NoIter"):
+        NoIter()
+    assert list(Stream(3)) == [0, 1, 2] and isinstance(Stream(3), Dataset)
+
+
 def test_subset():
     sub = Subset(Squares(10), [7, 2, 5])
     assert len(sub) == 3 and [sub[i] for i in range(3)] == [49, 4, 25]
@@ -262,6 +283,31 @@ def test_default_collate_numpy_scalars_as_torch(batch):
     # torch.as_tensor promotes the elements' dtypes by torch's rules (int64 + float32 -> float32)
     torch = _torch()
     assert plain(default_collate(batch)) == plain(torch.utils.data.default_collate(batch))
+
+
+@pytest.mark.parametrize("batch", [[np.bool_(True), np.int64(3)], [np.int64(3), np.bool_(True)],
+                                   [np.bool_(True), 3], [np.int32(1), np.bool_(False)],
+                                   [np.bool_(True), np.array(3)]], ids=lambda b: ",".join(type(x).__name__ for x in b))
+def test_default_collate_numpy_bools_in_an_integer_batch_raise_as_torch(batch):
+    # torch.as_tensor converts each element to the batch's integer dtype, and NumPy's bool has no __index__
+    with pytest.raises(TypeError) as got:
+        default_collate(batch)
+    assert str(got.value) == f"'{np.bool_.__module__}.{np.bool_.__name__}' object cannot be interpreted as an integer"
+    with pytest.raises(TypeError) as got:
+        minigrad.tensor(batch[:2])
+    assert "object cannot be interpreted as an integer" in str(got.value)
+
+
+@pytest.mark.parametrize("batch, dtype, values", [
+    ([np.float32(1), np.float32(2)], minigrad.float32, [1.0, 2.0]),
+    ([np.bool_(True), np.float32(2)], minigrad.float32, [1.0, 2.0]),
+    ([np.bool_(True), np.bool_(False)], minigrad.bool, [True, False]),
+    ([np.bool_(True), 2.5], minigrad.float32, [1.0, 2.5]),
+    ([np.float64(1), np.array(2.)], minigrad.float64, [1.0, 2.0]),
+])
+def test_default_collate_numpy_scalars_keep_their_dtype(batch, dtype, values):
+    got = default_collate(batch)
+    assert got.dtype == dtype and got.tolist() == values
 
 
 class _NotATensor:

@@ -181,6 +181,26 @@ def test_subclasses_of_saveable_types_are_refused(tmp_path, obj, name, base):
         minigrad.save({_Color.RED: 1}, path)
 
 
+@pytest.mark.parametrize("make, name", [
+    (lambda: np.ma.array([1., 2.], mask=[False, True]), "MaskedArray"),
+    (lambda: np.ma.masked, "MaskedConstant"),
+    (lambda: np.matrix([[1, 2]]), "matrix"),
+], ids=["MaskedArray", "MaskedConstant", "matrix"])
+@pytest.mark.filterwarnings("ignore:the matrix subclass:PendingDeprecationWarning")
+def test_numpy_array_subclasses_are_refused(tmp_path, make, name):
+    # torch.save pickles them; saved as a plain array they would load without what the subclass
+    # adds (a masked array's mask), so minigrad refuses them as it refuses a namedtuple
+    path = tmp_path / "x.pt"
+    with pytest.raises(TypeError, match=rf"minigrad.save: cannot save an object of type {name} \(at the root\), "
+                                        r"a subclass of ndarray: it would load as a plain ndarray"):
+        minigrad.save(make(), path)
+    with pytest.raises(TypeError, match=rf"cannot save an object of type {name} \(at the root\['k'\]\[0\]\)"):
+        minigrad.save({"k": [make()]}, path)
+    assert not path.exists()
+    minigrad.save({"k": [np.asarray(make())]}, path)  # as a plain array it is saved
+    assert type(minigrad.load(path)["k"][0]) is np.ndarray
+
+
 def test_loaded_data_is_a_copy_and_writable():
     t = minigrad.zeros(3)
     buf = io.BytesIO()

@@ -54,7 +54,8 @@ def run_backward(outputs, grads, retain_graph, create_graph, inputs=None, allow_
     heap = []
     for t, g in zip(outputs, grads):
         node, nr = _node_of(t)
-        _add_to(buffers, leaves, heap, node, nr, g._data if raw else g, t._device, raw)
+        if node is not None:  # None: a view made in no_grad mode, whose gradient goes nowhere
+            _add_to(buffers, leaves, heap, node, nr, g._data if raw else g, t._device, raw)
 
     capture = needed = None
     if inputs is not None:

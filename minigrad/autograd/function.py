@@ -79,9 +79,12 @@ class AccumulateGrad(Node):
 
 
 def accumulator(t):
-    """The AccumulateGrad node of leaf t, made once per leaf."""
+    """The AccumulateGrad node of leaf t, made once per leaf; None for a view made in no_grad
+    mode, which requires grad (as its base does) but whose edges, as in torch, lead nowhere."""
     acc = t._grad_acc
     if acc is None:
+        if t._no_grad_view is not None:
+            return None
         acc = t._grad_acc = AccumulateGrad(t)
     return acc
 
@@ -189,9 +192,29 @@ class BackwardCFunction(Node):
         raise NotImplementedError("node hooks are not supported; use Tensor.register_hook")
 
 
+def node_label(name):
+    """A node as torch's error messages name it: without the "Backward" of its name, nor an
+    overload number 0 (ExpBackward0 -> Exp, ClampBackward1 -> Clamp1, a custom function's
+    MyFnBackward -> MyFn); a node torch writes in C++ (CopySlices, CopyBackwards) by its
+    qualified name."""
+    head, sep, tail = name.rpartition("Backward")
+    if sep and head and (not tail or tail.isdigit()):
+        return head if tail == "0" else head + tail
+    return "minigrad::autograd::" + name
+
+
 def _modified_message(t, version, node, output_nr):
     shape = list(t._data.shape)
-    where = f", which is output {max(output_nr, 0)} of {node.name()}," if output_nr >= 0 else ""
+    if output_nr >= 0:  # an output of node: torch names node, whatever t's grad_fn is now
+        name, nr = node.name(), output_nr
+    elif t._base is not None and t._vc[1] != t._view_mark and t._no_grad_view is None:
+        # a view whose base changed in place: its grad_fn is now regenerated from the base's graph
+        from ..ops.view_inplace import ViewGather
+        name, nr = ViewGather._backward_cls.__name__, 0
+    else:  # an input: torch names the node that made its current value (an in-place op's), if any
+        name, nr = (t.grad_fn.name() if t.grad_fn is not None else None), t._output_nr
+    where = f", which is output {nr} of {node_label(name)}," if name is not None else ""
+    # torch's hint names anomaly detection, which minigrad does not have; this one names the node instead
     return ("one of the variables needed for gradient computation has been modified by an inplace "
             f"operation: [minigrad.{t.dtype._legacy} {shape}]{where} is at version {t._version}; "
             f"expected version {version} instead. Hint: the tensor was saved for backward by "
@@ -274,9 +297,24 @@ def apply_binary(cls, a, b):
 
 def apply_first(cls, a, *params):
     """Built-in cls.apply(a, *params) where only a is a Tensor (shape ops, reductions, ...)."""
-    if a._requires_grad and _grad_enabled():
-        return _record(cls, (a,) + params, (True,) + (False,) * len(params))
+    if a._requires_grad:
+        if _grad_enabled():
+            return _record(cls, (a,) + params, (True,) + (False,) * len(params))
+        out = cls.forward(NO_CTX, a, *params)
+        if out.__class__ is Tensor and out._base is not None:
+            _mark_no_grad_view(out)
+        return out
     return cls.forward(NO_CTX, a, *params)
+
+
+def _mark_no_grad_view(view):
+    """A view made in no_grad mode of a tensor that requires grad requires grad too, as in torch,
+    but has no grad_fn and gives no gradient to anything; modifying it in place in grad mode, or
+    using it in grad mode once it or its base was modified in place, is an error
+    (ops/view_inplace.py). Its _view_mark of -1 makes every recorded op that uses it check."""
+    view._requires_grad = True
+    view._no_grad_view = view._vc[0]
+    view._view_mark = -1
 
 
 _NEEDS_1 = (True,)
@@ -311,6 +349,11 @@ def _record(cls, args, needs):
             out = _fresh_outputs(cls.forward(ctx, *args), args)
         finally:
             _set_grad_enabled(prev)
+        for o in (out if out.__class__ is tuple else (out,)):
+            if o.__class__ is Tensor and o._no_grad_view is not None:
+                # a view of an input, made in the forward's no_grad mode: an output of this
+                # node, which becomes its grad_fn, not a view the user made in no_grad mode
+                o._no_grad_view, o._view_mark = None, o._vc[1]
     edges = []
     for a, n in zip(args, needs):
         if n:

@@ -72,7 +72,8 @@ def binary(cls, a, b, floating=False):
             return apply_binary(cls, a, b)
     elif (b.__class__ is float or b.__class__ is int) and a._data.dtype.kind == "f":
         return apply_binary(cls, a, b)
-    if cls is Sub and (a._data.dtype.kind == "b" or (isinstance(b, Tensor) and b._data.dtype.kind == "b")):
+    if (cls is Sub or cls is RsubTensor) and (a._data.dtype.kind == "b" or b.__class__ is bool or (
+            isinstance(b, Tensor) and b._data.dtype.kind == "b")):
         raise RuntimeError(BOOL_SUB)
     ops = _operands(a, b, floating)
     if ops is None:
@@ -100,15 +101,21 @@ def binary_alpha(cls, a, b, alpha, name):
         return binary(cls, a, b)
     if cls is Sub and (a._data.dtype.kind == "b" or (isinstance(b, Tensor) and b._data.dtype.kind == "b")):
         raise RuntimeError(BOOL_SUB)
+    rd = _alpha_result_type(a, b, alpha)
+    if isinstance(b, Tensor):
+        b = b if b.dtype is rd else b.to(rd)
+    return binary(cls, a, b * alpha)
+
+
+def _alpha_result_type(a, b, alpha):
+    """The result dtype of a op alpha * b, after torch's checks of alpha against it."""
     rd = result_type(a, b)
     if alpha.__class__ is bool:
         if rd._category != 0:
             raise RuntimeError("Boolean alpha only supported for Boolean results.")
     elif not rd.is_floating_point and isinstance(alpha, float):
         raise RuntimeError("For integral input tensors, argument alpha must not be a floating point number.")
-    if isinstance(b, Tensor):
-        b = b if b.dtype is rd else b.to(rd)
-    return binary(cls, a, b * alpha)
+    return rd
 
 
 _NEEDS_A = (True, False)
@@ -198,13 +205,7 @@ class Sub(Builtin):
     @staticmethod
     def forward(ctx, a, b):
         ctx.shapes = (a._data.shape, _shape(b))
-        try:
-            return _apply_binary(a._device.backend.sub, a, b)
-        except TypeError:  # every backend refuses bool - bool (a mixed pair is refused before its cast)
-            if a._data.dtype.kind != "b":
-                raise
-            raise RuntimeError("Subtraction, the `-` operator, with two bool tensors is not supported. "
-                               "Use the `^` or `logical_xor()` operator instead.") from None
+        return _sub(a, b)
 
     @staticmethod
     def backward(ctx, g):
@@ -217,6 +218,87 @@ class Sub(Builtin):
         na, nb = ctx.needs_input_grad
         return (sum_to_array(be, g, ctx.shapes[0]) if na else None,
                 sum_to_array(be, be.neg(g), ctx.shapes[1]) if nb else None)
+
+
+def _sub(a, b):
+    try:
+        return _apply_binary(a._device.backend.sub, a, b)
+    except TypeError:  # every backend refuses bool - bool (a mixed pair is refused before its cast)
+        if a._data.dtype.kind != "b":
+            raise
+        raise RuntimeError("Subtraction, the `-` operator, with two bool tensors is not supported. "
+                           "Use the `^` or `logical_xor()` operator instead.") from None
+
+
+class Rsub(Builtin):
+    """other - a for a Tensor a and a Python number other (`2 - x`): torch's rsub(Tensor, Scalar)."""
+    _node_name = "RsubBackward1"
+
+    @staticmethod
+    def forward(ctx, a, other):
+        be = a._device.backend
+        return _make(be.sub(be.full((), other, a._data.dtype), a._data), a._device)
+
+    @staticmethod
+    def backward(ctx, g):
+        return -g, None
+
+    @staticmethod
+    def backward_raw(ctx, be, g):
+        return be.neg(g), None
+
+
+class RsubTensor(Builtin):
+    """b - a for Tensors (`a.__rsub__(b)`, minigrad.rsub(a, b)): torch's rsub(Tensor, Tensor)."""
+    _node_name = "RsubBackward0"
+
+    @staticmethod
+    def forward(ctx, a, b):
+        ctx.shapes = (a._data.shape, b._data.shape)
+        return _sub(b, a)
+
+    @staticmethod
+    def backward(ctx, g):
+        na, nb = ctx.needs_input_grad
+        return (sum_to(-g, ctx.shapes[0]) if na else None,
+                sum_to(g, ctx.shapes[1]) if nb else None)
+
+    @staticmethod
+    def backward_raw(ctx, be, g):
+        na, nb = ctx.needs_input_grad
+        return (sum_to_array(be, be.neg(g), ctx.shapes[0]) if na else None,
+                sum_to_array(be, g, ctx.shapes[1]) if nb else None)
+
+
+def rsub(a, other):
+    """other - a for a Tensor a (`2 - x` calls x.__rsub__(2)): torch's rsub, whose node is
+    RsubBackward1 for a number other and RsubBackward0 for a tensor; NotImplemented for other
+    operands."""
+    if (other.__class__ is float or other.__class__ is int) and a._data.dtype.kind == "f":
+        return apply_binary(Rsub, a, other)
+    if isinstance(other, Tensor):
+        return binary(RsubTensor, a, other)
+    if not isinstance(other, Number) or isinstance(other, complex):
+        return NotImplemented
+    if a._data.dtype.kind == "b" or other.__class__ is bool:
+        raise RuntimeError(BOOL_SUB)
+    return apply_binary(Rsub, *_operands(a, other))  # a NumPy scalar counts as a Python number
+
+
+def rsub_alpha(a, other, alpha=1):
+    """minigrad.rsub(a, other, alpha=alpha): other - alpha * a, alpha checked as sub checks it."""
+    if not isinstance(other, (Tensor, Number)) or isinstance(other, complex):
+        from .._typename import tp_name
+        raise TypeError(f"rsub() received an invalid combination of arguments - got (Tensor, {tp_name(other)}), "
+                        "but expected one of:\n * (Tensor input, Tensor other, *, Number alpha = 1)\n"
+                        " * (Tensor input, Number other, Number alpha = 1)\n")
+    if alpha != 1 or alpha.__class__ is bool:
+        if a._data.dtype.kind == "b" or other.__class__ is bool or (
+                isinstance(other, Tensor) and other._data.dtype.kind == "b"):
+            raise RuntimeError(BOOL_SUB)
+        rd = _alpha_result_type(a, other, alpha)
+        a = (a if a.dtype is rd else a.to(rd)) * alpha
+    return rsub(a, other)
 
 
 class Mul(Builtin):
@@ -694,7 +776,7 @@ def where(cond, a, b):
         raise TypeError(f"where(): argument 'condition' must be Tensor, not {type(cond).__name__}")
     if cond._data.dtype.kind != "b":
         raise RuntimeError(f"where expected condition to be a boolean tensor, but got a tensor with "
-                           f"dtype {cond.dtype.name.capitalize()}")
+                           f"dtype {cond.dtype._legacy[:-6]}")  # torch's scalar type name: Float, Long
     if not isinstance(a, Tensor):
         a = _scalar_tensor(a, b if isinstance(b, Tensor) else cond)
     if not isinstance(b, Tensor):

@@ -1,4 +1,6 @@
 """Indexing: tensor[index] (views for basic indexing, copies for advanced) and tensor[index] = v."""
+from numbers import Number
+
 from ..autograd.function import apply_first
 from ..tensor import Tensor, _make
 from .broadcast import sum_to
@@ -62,7 +64,9 @@ def normalize_index(a, index):
                 basic = False
             else:
                 if isinstance(item, slice) and item.step is not None and item.step <= 0:
-                    raise ValueError("step must be greater than zero")
+                    # torch's words: Python's own for a zero step, torch's for a negative one
+                    raise ValueError("slice step cannot be zero" if item.step == 0
+                                     else "step must be greater than zero")
                 out.append(item)
         elif getattr(item, "ndim", 0):  # a NumPy array
             out.append(_sequence_index(be, item))
@@ -187,6 +191,42 @@ def getitem(a, index):
     return apply_first(Slice if basic else Index, a, idx, basic, bounds)
 
 
+class _ValueShapeError(Exception):
+    """A setitem value whose shape does not fit the indexed region: setitem words torch's message,
+    which names the value's dtype from before setitem cast it to the tensor's."""
+
+    def __init__(self, region, vshape, index):
+        super().__init__(region, vshape, index)
+        self.region, self.vshape, self.index = region, vshape, index
+
+    def message(self, legacy):
+        region, vshape = list(self.region), list(self.vshape)
+        if any(not (item is None or item is Ellipsis or item.__class__ in (int, slice)) for item in self.index):
+            # advanced indexing: torch's index_put_
+            return (f"shape mismatch: value tensor of shape {vshape} cannot be broadcast to indexing result "
+                    f"of shape {region}")
+        # basic indexing: torch copies into the view, expanding the value without its leading 1s
+        vshape = _without_leading_ones(vshape)
+        if len(vshape) > len(region):
+            return (f"expand(minigrad.{legacy}{{{vshape}}}, size={region}): the number of sizes provided "
+                    f"({len(region)}) must be greater or equal to the number of dimensions in the tensor "
+                    f"({len(vshape)})")
+        lead = len(region) - len(vshape)
+        for i in range(len(region) - 1, lead - 1, -1):  # from the last dim, as torch's expand
+            cur = vshape[i - lead]
+            if cur != region[i] and cur != 1:
+                return (f"The expanded size of the tensor ({region[i]}) must match the existing size ({cur}) "
+                        f"at non-singleton dimension {i}.  Target sizes: {region}.  Tensor sizes: {vshape}")
+        return None
+
+
+def _without_leading_ones(shape):
+    shape = list(shape)
+    while shape and shape[0] == 1:
+        del shape[0]
+    return shape
+
+
 class IndexPut(Builtin):
     """out = a with out[index] = value (value broadcast): the differentiable form of setitem."""
     _node_name = "IndexPutBackward0"
@@ -201,9 +241,13 @@ class IndexPut(Builtin):
         except IndexError as e:
             raise _translate_index_error(e) from None
         except ValueError:
-            region = be.getitem(out, index).shape
-            raise RuntimeError(f"shape mismatch: value tensor of shape {list(value._data.shape)} cannot be "
-                               f"broadcast to indexing result of shape {list(region)}") from None
+            error = _ValueShapeError(be.getitem(out, index).shape, value._data.shape, index)
+            if error.message("") is not None:
+                raise error from None
+            # a value with extra leading 1s for a basic index: torch drops them (NumPy does too,
+            # except for a 0-d region)
+            be.setitem(out, index, be.reshape(value._data, tuple(_without_leading_ones(value._data.shape))),
+                       bounds)
         return _make(out, a._device)
 
     @staticmethod
@@ -213,8 +257,17 @@ class IndexPut(Builtin):
         if na:
             ga = IndexPut.apply(g, _zero_like(g), ctx.index)
         if nv:
-            gv = sum_to(Index.apply(g, ctx.index, False), ctx.vshape)
+            gv = Index.apply(g, ctx.index, False)
+            extra = len(ctx.vshape) - gv._data.ndim  # the value's leading 1s beyond the region's dims
+            gv = sum_to(gv, ctx.vshape[extra:] if extra > 0 else ctx.vshape)
+            if extra > 0:
+                gv = gv.reshape(ctx.vshape)
         return ga, gv, None, None
+
+
+class SlicePut(IndexPut):
+    """IndexPut for a basic index: torch writes into the view, so the node is its CopySlices."""
+    _node_name = "CopySlices"
 
 
 def _zero_like(g):
@@ -224,7 +277,11 @@ def _zero_like(g):
 def setitem(a, index, value):
     """a[index] = value, in place; recorded in the graph like any in-place op."""
     from .inplace import inplace
+    src = value
     if not isinstance(value, Tensor):
+        if value.__class__ is not float and value.__class__ is not int and not isinstance(value, Number):
+            from .._typename import tp_name  # torch takes numbers and tensors only (not lists, arrays, None)
+            raise TypeError(f"can't assign a {tp_name(value)} to a {_legacy_name(a)}")
         be = a._device.backend
         value = _make(be.full((), value, a._data.dtype), a._device)
     elif value._device is not a._device:
@@ -236,7 +293,15 @@ def setitem(a, index, value):
     if split is not None:  # torch's order: the integers select a view, the rest indexes into it
         pre, idx, bounds = split
         a = apply_first(Slice, a, pre, True, None)
-    return inplace(a, lambda t: IndexPut.apply(t, value, idx, bounds), value)
+    put = SlicePut if basic else IndexPut
+    try:
+        return inplace(a, lambda t: put.apply(t, value, idx, bounds), value)
+    except _ValueShapeError as e:
+        raise RuntimeError(e.message(src.dtype._legacy)) from None
+
+
+def _legacy_name(t):
+    return ("minigrad.cuda." if t._device.type == "cuda" else "minigrad.") + t.dtype._legacy
 
 
 def nonzero(a, as_tuple=False):

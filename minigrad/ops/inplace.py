@@ -24,6 +24,9 @@ def check_writable(t):
 def inplace(t, compute, other=None):
     check_writable(t)
     if _grad_enabled() and t._requires_grad and t.grad_fn is None:
+        if t._no_grad_view is not None:
+            from .view_inplace import NO_GRAD_VIEW_MODIFIED
+            raise RuntimeError("A view was created in no_grad mode and " + NO_GRAD_VIEW_MODIFIED)
         raise RuntimeError("a leaf Variable that requires grad is being used in an in-place operation.")
     tracked = _tracked(t, other)
     if tracked:

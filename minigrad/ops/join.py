@@ -40,7 +40,7 @@ def cat(tensors, dim=0):
     # torch skips legacy empty 1-d tensors of shape (0,) when joining
     keep = [t for t in tensors if not (t._data.ndim == 1 and t._data.shape[0] == 0)] or [ref]
     ref = keep[0]
-    d = _wrap_dim(dim, ref._data.ndim)
+    d = _wrap_dim(dim, ref._data.ndim, "cat")
     dtype = ref.dtype
     for i, t in enumerate(keep):
         if not isinstance(t, Tensor):
@@ -67,7 +67,7 @@ def stack(tensors, dim=0):
         if t._data.shape != shape:
             raise RuntimeError(f"stack expects each tensor to be equal size, but got {list(shape)} at entry 0 "
                                f"and {list(t._data.shape)} at entry {i}")
-    d = _wrap_dim(dim, len(shape) + 1)
+    d = _wrap_dim(dim, len(shape) + 1, "stack")
     return cat([t.unsqueeze(d) for t in tensors], d)
 
 
@@ -94,7 +94,7 @@ def split(a, split_size_or_sections, dim=0):
 def chunk(a, chunks, dim=0):
     if chunks <= 0:
         raise RuntimeError("chunk expects `chunks` to be greater than 0, got: " + str(chunks))
-    d = _wrap_dim(dim, a._data.ndim)
+    d = _wrap_dim(dim, a._data.ndim, "chunk")
     n = a._data.shape[d]
     if n == 0:  # torch: `chunks` empty pieces
         return tuple(a[(slice(None),) * d + (slice(0, 0),)] for _ in range(chunks))

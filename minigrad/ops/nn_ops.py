@@ -270,7 +270,7 @@ def relu(a):
 def softmax_non_float(a, dim, name):
     """torch's error for softmax / log_softmax of a non-float tensor (an empty one is returned
     as is, in its dtype, as torch does); ops.reduce's softmax calls it for non-float input."""
-    d = _wrap_dim(dim, a._data.ndim)
+    d = _wrap_dim(dim, a._data.ndim, name)
     if not a._data.size:
         return a.clone()
     kernel = "lastdim_kernel_impl" if d == max(a._data.ndim, 1) - 1 else "kernel_impl"

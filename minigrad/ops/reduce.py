@@ -3,23 +3,28 @@ and softmax/log_softmax."""
 import builtins
 from collections import namedtuple
 
+from .._arg_errors import dim_type_error
 from ..dtypes import int64
 from ..tensor import Tensor, _make, _wrap_dim
 from ..autograd.function import apply_first
 from .elementwise import Builtin
 
 
-def normalize_dims(dim, ndim):
+def normalize_dims(dim, ndim, op=None):
     """dim as given (None, int, tuple/list) -> a sorted tuple of non-negative dims. An empty
-    tuple or list means every dim, as in torch's sum, mean, var, std, norm, amax and amin."""
+    tuple or list means every dim, as in torch's sum, mean, var, std, norm, amax and amin.
+    op names the op in torch's TypeError for a dim that is no integer."""
     if dim is None or (dim.__class__ in (tuple, list) and not dim):
         return tuple(range(ndim))
     if isinstance(dim, (tuple, list)):
-        dims = tuple(_wrap_dim(d, ndim) for d in dim)
+        try:
+            dims = tuple(_wrap_dim(d, ndim) for d in dim)
+        except TypeError:
+            raise dim_type_error(op, dim) from None
         if len(set(dims)) != len(dims):
             raise RuntimeError(f"dim {dims[0]} appears multiple times in the list of dims")
         return tuple(sorted(dims)) if ndim else ()
-    d = _wrap_dim(dim, ndim)  # validates even for 0-d tensors, whose only dims are 0 and -1
+    d = _wrap_dim(dim, ndim, op)  # validates even for 0-d tensors, whose only dims are 0 and -1
     return (d,) if ndim else ()
 
 
@@ -88,7 +93,7 @@ class SumDim(Sum):
 
 
 def sum(a, dim=None, keepdim=False, *, dtype=None):
-    dims = normalize_dims(dim, a._data.ndim)
+    dims = normalize_dims(dim, a._data.ndim, "sum")
     return apply_first(Sum if dim is None else SumDim, a, dims, keepdim, dtype)
 
 
@@ -122,7 +127,7 @@ def mean(a, dim=None, keepdim=False, *, dtype=None):
     if a._data.dtype.kind != "f":
         raise RuntimeError("mean(): could not infer output dtype. Input dtype must be either a floating "
                            f"point or complex dtype. Got: {a.dtype._legacy[:-6]}")
-    dims = normalize_dims(dim, a._data.ndim)
+    dims = normalize_dims(dim, a._data.ndim, "mean")
     return apply_first(Mean if dim is None else MeanDim, a, dims, keepdim)
 
 
@@ -175,12 +180,12 @@ class MinAll(Amin):
 
 
 def amax(a, dim=(), keepdim=False):
-    dims = normalize_dims(dim, a._data.ndim)
+    dims = normalize_dims(dim, a._data.ndim, "amax")
     return apply_first(Amax, a, dims, keepdim)
 
 
 def amin(a, dim=(), keepdim=False):
-    dims = normalize_dims(dim, a._data.ndim)
+    dims = normalize_dims(dim, a._data.ndim, "amin")
     return apply_first(Amin, a, dims, keepdim)
 
 
@@ -246,7 +251,7 @@ def _max_min(a, dim, keepdim, other, all_cls, dim_cls, rtype, pairwise):
         if keepdim:
             raise TypeError("max()/min() with keepdim needs dim")
         return apply_first(all_cls, a, normalize_dims(None, a._data.ndim), False)
-    d = _wrap_dim(dim, a._data.ndim)
+    d = _wrap_dim(dim, a._data.ndim, rtype.__name__)
     if not a._data.ndim:  # a 0-d tensor: its value and index 0, of shape () even with keepdim
         return rtype(*apply_first(dim_cls, a.reshape(1), 0, False))
     return rtype(*apply_first(dim_cls, a, d, keepdim))
@@ -281,7 +286,7 @@ def _arg(a, dim, keepdim, prim):
         if keepdim:
             out = be.reshape(out, (1,) * a._data.ndim)
     else:
-        d = _wrap_dim(dim, a._data.ndim)
+        d = _wrap_dim(dim, a._data.ndim, prim)
         out = getattr(be, prim)(a._data, d if a._data.ndim else None, keepdim)
     return _make(be.astype(out, int64.np), a._device)
 
@@ -314,7 +319,7 @@ def _var_grad(ctx, a, g):
     return _expand_back(g, a._data.shape, ctx.dims, ctx.keepdim) * centered * scale
 
 
-def _var_args(a, dim, unbiased, keepdim, correction):
+def _var_args(a, dim, unbiased, keepdim, correction, name):
     if isinstance(dim, bool):  # var(True) is var(unbiased=True), as in torch
         dim, unbiased = None, dim
     if correction is None:
@@ -323,11 +328,11 @@ def _var_args(a, dim, unbiased, keepdim, correction):
         raise TypeError("var()/std(): pass either unbiased or correction, not both")
     if a._data.dtype.kind != "f":
         raise RuntimeError("std and var only support floating point and complex dtypes")
-    return normalize_dims(dim, a._data.ndim), correction
+    return normalize_dims(dim, a._data.ndim, name), correction
 
 
 def var(a, dim=None, unbiased=None, keepdim=False, *, correction=None):
-    dims, correction = _var_args(a, dim, unbiased, keepdim, correction)
+    dims, correction = _var_args(a, dim, unbiased, keepdim, correction, "var")
     return apply_first(Var, a, dims, correction, keepdim)
 
 
@@ -352,7 +357,7 @@ class Std(Builtin):
 
 
 def std(a, dim=None, unbiased=None, keepdim=False, *, correction=None):
-    dims, correction = _var_args(a, dim, unbiased, keepdim, correction)
+    dims, correction = _var_args(a, dim, unbiased, keepdim, correction, "std")
     return apply_first(Std, a, dims, correction, keepdim)
 
 
@@ -406,7 +411,7 @@ def _softmax_input(a, dim, dtype, name):
     if a._data.dtype.kind != "f":
         from .nn_ops import softmax_non_float  # torch's NotImplementedError (an empty tensor passes)
         return softmax_non_float(a, dim, name), None
-    return a, _wrap_dim(dim, a._data.ndim)
+    return a, _wrap_dim(dim, a._data.ndim, name)
 
 
 def softmax(a, dim=None, dtype=None):
@@ -429,19 +434,19 @@ def log_softmax(a, dim=None, dtype=None):
 
 def any(a, dim=None, keepdim=False):
     """True where some element along dim is nonzero (not differentiable: a bool tensor)."""
-    return _count_test(a, dim, keepdim, "ne", "gt")
+    return _count_test(a, dim, keepdim, "ne", "gt", "any")
 
 
 def all(a, dim=None, keepdim=False):
     """True where every element along dim is nonzero; an empty reduction is True, as in torch."""
-    return _count_test(a, dim, keepdim, "eq", "eq")
+    return _count_test(a, dim, keepdim, "eq", "eq", "all")
 
 
-def _count_test(a, dim, keepdim, pick, test):
+def _count_test(a, dim, keepdim, pick, test, name):
     # count the elements picked (nonzero for any, zero for all), then test the count against 0
     be = a._device.backend
     # any/all with dim=() reduce nothing, as in torch
-    dims = () if dim.__class__ in (tuple, list) and not dim else normalize_dims(dim, a._data.ndim)
+    dims = () if dim.__class__ in (tuple, list) and not dim else normalize_dims(dim, a._data.ndim, name)
     count = be.sum(getattr(be, pick)(a._data, 0), dims, keepdim, int64.np)
     return _make(getattr(be, test)(count, 0), a._device)
 

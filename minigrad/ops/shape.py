@@ -114,7 +114,7 @@ def flatten(a, start_dim=0, end_dim=-1):
 
 def unsqueeze(a, dim):
     shape = a._data.shape
-    d = _wrap_dim(dim, len(shape) + 1)
+    d = _wrap_dim(dim, len(shape) + 1, "unsqueeze")
     return apply_first(Unsqueeze, a, shape[:d] + (1,) + shape[d:])
 
 
@@ -123,7 +123,11 @@ def squeeze(a, dim=None):
     if dim is None:
         dims = {i for i, s in enumerate(shape) if s == 1}
     else:
-        dims = {_wrap_dim(d, len(shape)) for d in (dim if isinstance(dim, (tuple, list)) else (dim,))}
+        try:
+            dims = {_wrap_dim(d, len(shape)) for d in (dim if isinstance(dim, (tuple, list)) else (dim,))}
+        except TypeError:
+            from .._arg_errors import dim_type_error
+            raise dim_type_error("squeeze", dim) from None
         dims = {d for d in dims if shape and shape[d] == 1}
     return apply_first(Squeeze, a, tuple(s for i, s in enumerate(shape) if i not in dims))
 

@@ -105,8 +105,39 @@ def _base_alias(base):
     return alias
 
 
+_NO_GRAD_VIEW_ADVICE = (" with grad mode enabled. Given that this use case is ambiguous and error-prone, it is "
+                        "forbidden. You can clarify your code by moving both the view and the inplace either "
+                        "both inside the no_grad block (if you don't want the inplace to be tracked) or both "
+                        "outside (if you want the inplace to be tracked).")
+NO_GRAD_VIEW_MODIFIED = "is being modified inplace" + _NO_GRAD_VIEW_ADVICE
+_NO_GRAD_VIEW_REBASED = "its base or another view of its base has been modified inplace" + _NO_GRAD_VIEW_ADVICE
+
+
+def _of_no_grad_view(view):
+    """Whether view was made (in grad mode) from a view made in no_grad mode."""
+    p = view._view_replay[0]
+    while p._base is not None:
+        if p._no_grad_view is not None:
+            return True
+        p = p._view_replay[0]
+    return False
+
+
+def _of_no_grad_view_error(view, what):
+    from ..autograd.function import node_label
+    return RuntimeError(f"Output {view._output_nr} of {node_label(view.grad_fn.name())} is a view of a view "
+                        f"which was created in no_grad mode and {what}")
+
+
 def regenerate(view):
     base = view._base
+    if view._no_grad_view is not None:
+        # torch cannot give it a grad_fn from its base's graph: an error once either was modified
+        if view._vc[0] != view._no_grad_view:
+            raise RuntimeError("A view was created in no_grad mode and " + _NO_GRAD_VIEW_REBASED)
+        return
+    if _of_no_grad_view(view):
+        raise _of_no_grad_view_error(view, _NO_GRAD_VIEW_REBASED)
     view._view_mark = view._vc[1]
     if base._requires_grad:
         fresh = ViewGather.apply(_base_alias(base), view)
@@ -116,6 +147,8 @@ def regenerate(view):
 def inplace_on_view(t, compute, other):
     """Run compute (an out-of-place op) on view t and write the result back into the base's graph."""
     base = t._base
+    if _of_no_grad_view(t):
+        raise _of_no_grad_view_error(t, NO_GRAD_VIEW_MODIFIED)
     if base._requires_grad and base.grad_fn is None:
         raise RuntimeError("a view of a leaf Variable that requires grad is being used in an in-place operation.")
     if t._vc[1] != t._view_mark:

@@ -5,9 +5,10 @@ import copy
 import numpy as np
 
 from ... import dtypes as _dt
-from ...creation import tensor
+from ...creation import _check_numpy_bools, tensor
 from ...functional import stack
 from ...tensor import Tensor
+from ..._typename import tp_name as _tp_name
 
 _ERR = "default_collate: batch must contain tensors, numpy arrays, numbers, dicts or lists; found {}"
 
@@ -20,15 +21,6 @@ def _has_text(arr):
     return arr.dtype.kind in "OSUV"  # object, bytes, str, void: not numbers
 
 
-def _tp_name(obj):
-    """The type name torch's argument errors print (CPython's tp_name): 'int', 'numpy.ndarray',
-    and a class defined in Python by its bare name."""
-    cls = type(obj)
-    if cls.__flags__ & (1 << 9) or cls.__module__ == "builtins":  # Py_TPFLAGS_HEAPTYPE
-        return cls.__name__
-    return f"{cls.__module__}.{cls.__name__}"
-
-
 def _numpy_scalars(batch):
     """torch.as_tensor(batch) for NumPy scalars (and Python numbers among them): each element has a
     dtype, a NumPy scalar its own and a Python bool, int or float bool, int64 or the default float,
@@ -36,13 +28,16 @@ def _numpy_scalars(batch):
     NumPy would give float64)."""
     dt = None
     for b in batch:
-        if isinstance(b, np.generic):  # first: np.float64 is also a Python float
+        # a NumPy scalar (tested first: np.float64 is a Python float too) or 0-d array: its dtype
+        if isinstance(b, np.generic) or (isinstance(b, np.ndarray) and not b.ndim):
             d = _dt.from_numpy_dtype(b.dtype)
         elif isinstance(b, (int, float)):
             d = _dt.scalar_dtype(b)
         else:  # not numbers: let the conversion say what is wrong
             return tensor(np.asarray(batch))
         dt = d if dt is None else _dt.promote_types(dt, d)
+    if dt._category == 1:  # an integer batch: torch.as_tensor(batch) refuses NumPy bools in it
+        _check_numpy_bools(set(map(type, batch)))
     return tensor(np.asarray(batch, dtype=dt.np))
 
 

@@ -3,7 +3,7 @@ import bisect
 import itertools
 import math
 import warnings
-from typing import Generic, TypeVar
+from typing import Generic, Iterable, TypeVar
 
 from ...creation import randperm
 from .sampler import check_generator
@@ -21,11 +21,10 @@ class Dataset(Generic[T_co]):
         return ConcatDataset([self, other])
 
 
-class IterableDataset(Dataset[T_co]):
-    """A stream of samples: subclasses define `__iter__()`; the DataLoader batches what it yields."""
-
-    def __iter__(self):
-        raise NotImplementedError("Subclasses of IterableDataset should implement __iter__.")
+class IterableDataset(Dataset[T_co], Iterable[T_co]):
+    """A stream of samples: subclasses define `__iter__()`; the DataLoader batches what it yields.
+    As in torch, __iter__ is abstract (typing.Iterable's), so a class without one cannot be
+    instantiated."""
 
 
 def _size0(t):
@@ -95,9 +94,7 @@ class ConcatDataset(Dataset):
             idx += len(self)
         which = bisect.bisect_right(self.cumulative_sizes, idx)
         start = self.cumulative_sizes[which - 1] if which else 0
-        if which == len(self.datasets):
-            raise IndexError(f"index {idx} is out of range for a ConcatDataset of length {len(self)}")
-        return self.datasets[which][idx - start]
+        return self.datasets[which][idx - start]  # past the end: the list's IndexError, as in torch
 
 
 def _lengths_from_fractions(fractions, n):
