@@ -1019,28 +1019,53 @@ ADAM_LIST_MAX = 8
 ADAM_MAXIMIZE, ADAM_L2, ADAM_AMSGRAD, ADAM_LERP_END = 1, 2, 4, 8
 
 
+def _used_slots(kname, count, flags, known_flags, slots, width, most=8):
+    """The used slots of an optimizer list kernel's launch, after its checks: count in [0, most],
+    no flag outside known_flags, and every unused slot all null pointers and zeros."""
+    count, flags = int(count), int(flags)
+    if not 0 <= count <= most:
+        fault(f"{kname}: count {count} is outside [0, {most}]")
+    if flags & ~known_flags:
+        fault(f"{kname}: unknown flags {flags}")
+    for k in range(count, most):
+        if any(getattr(x, "addr", x) for x in slots[width * k: width * (k + 1)]):
+            fault(f"{kname}: unused slot {k} is not null and empty")
+    return flags, [slots[width * k: width * (k + 1)] for k in range(count)]
+
+
+def _run_list(kname, used, update):
+    """Runs update(k, slot) -> (n, [(name, pointer, values) written], g) for each used slot, then
+    faults if any array written overlaps another array of the launch (its slots run
+    concurrently), and only then writes the values."""
+    spans, writes = [], []
+    for k, slot in enumerate(used):
+        n, written, g = update(k, slot)
+        writes += written
+        if n:
+            spans += [(x.addr, x.addr + n * x.isz, k, name, True) for name, x, _ in written]
+            spans.append((g.addr, g.addr + n * g.isz, k, "g", False))
+    for a in range(len(spans)):
+        for b in range(a + 1, len(spans)):
+            (lo1, hi1, k1, w1, wr1), (lo2, hi2, k2, w2, wr2) = spans[a], spans[b]
+            if (wr1 or wr2) and lo1 < hi2 and lo2 < hi1:
+                fault(f"{kname}: slot {k1}'s {w1} overlaps slot {k2}'s {w2}")
+    for _, x, vals in writes:
+        x.write(np.arange(vals.size), vals)
+
+
 def _adam_list(L, lerp_weight, beta2, one_minus_beta2, weight_decay, decay, eps, flags, count, *slots):
     """Adam's update of the first count of the 8 (p, g, m, v, vmax, n, neg_step, bc2) slots, one
     rounded operation after another in the kernel's T (the scalars arrive as T). The arrays
     written (p, m, v, and vmax with ADAM_AMSGRAD) must overlap neither one another nor any g,
     within a slot or across slots; vmax is null without ADAM_AMSGRAD, unused slots all null."""
-    count, flags = int(count), int(flags)
-    if not 0 <= count <= ADAM_LIST_MAX:
-        fault(f"adam_list: count {count} is outside [0, {ADAM_LIST_MAX}]")
-    if flags & ~15:
-        fault(f"adam_list: unknown flags {flags}")
+    flags, used = _used_slots("adam_list", count, flags, 15, slots, 8, ADAM_LIST_MAX)
     ams = bool(flags & ADAM_AMSGRAD)
-    spans, updates = [], []
-    for k in range(ADAM_LIST_MAX):
-        p, g, m, v, w, n, neg_step, bc2 = slots[8 * k: 8 * k + 8]
-        if k >= count:
-            if p.addr or g.addr or m.addr or v.addr or w.addr or int(n):
-                fault(f"adam_list: unused slot {k} is not null and empty")
-            continue
+
+    def update(k, slot):
+        p, g, m, v, w, n, neg_step, bc2 = slot
         if not ams and w.addr:
             fault(f"adam_list: slot {k} has a vmax without ADAM_AMSGRAD")
-        n = _count("adam_list", n)
-        i = np.arange(n)
+        i = np.arange(_count("adam_list", n))
         P = p.read(i) * decay
         d = -g.read(i) if flags & ADAM_MAXIMIZE else g.read(i)
         if flags & ADAM_L2:
@@ -1048,19 +1073,10 @@ def _adam_list(L, lerp_weight, beta2, one_minus_beta2, weight_decay, decay, eps,
         step = (d - m.read(i)) * lerp_weight
         M = d - step if flags & ADAM_LERP_END else m.read(i) + step
         V = v.read(i) * beta2 + (d * one_minus_beta2) * d
-        second = V
-        written = [("p", p), ("m", m), ("v", v)] + ([("vmax", w)] if ams else [])
-        if ams:
-            second = BINARY["maximum"](w.read(i), V)
-            updates.append((w, i, second))
+        second = BINARY["maximum"](w.read(i), V) if ams else V
         P = P + (M * neg_step) / (np.sqrt(second) / bc2 + eps)
-        updates += [(p, i, P), (m, i, M), (v, i, V)]
-        if n:
-            spans += [(x.addr, x.addr + n * x.isz, k, name, True) for name, x in written]
-            spans.append((g.addr, g.addr + n * g.isz, k, "g", False))
-    _fault_on_overlap("adam_list", spans)
-    for x, i, vals in updates:
-        x.write(i, vals)
+        return i.size, [("p", p, P), ("m", m, M), ("v", v, V)] + ([("vmax", w, second)] if ams else []), g
+    _run_list("adam_list", used, update)
 
 
 SGD_LIST_MAX = 8
@@ -1072,43 +1088,28 @@ def _sgd_list(L, lr, momentum, one_minus_dampening, weight_decay, flags, count, 
     slots, one rounded operation after another in T. buf is null without SGD_MOMENTUM and not
     read on a first step; the arrays written (p, buf) must overlap neither one another nor any
     g; unused slots all null."""
-    count, flags = int(count), int(flags)
-    if not 0 <= count <= SGD_LIST_MAX:
-        fault(f"sgd_list: count {count} is outside [0, {SGD_LIST_MAX}]")
-    if flags & ~31:
-        fault(f"sgd_list: unknown flags {flags}")
+    flags, used = _used_slots("sgd_list", count, flags, 31, slots, 5, SGD_LIST_MAX)
     mom = bool(flags & SGD_MOMENTUM)
-    spans, updates = [], []
-    for k in range(SGD_LIST_MAX):
-        p, g, buf, n, first = slots[5 * k: 5 * k + 5]
-        if k >= count:
-            if p.addr or g.addr or buf.addr or int(n) or int(first):
-                fault(f"sgd_list: unused slot {k} is not null and empty")
-            continue
+
+    def update(k, slot):
+        p, g, buf, n, first = slot
         if not mom and buf.addr:
             fault(f"sgd_list: slot {k} has a buffer without SGD_MOMENTUM")
-        n = _count("sgd_list", n)
-        i = np.arange(n)
+        i = np.arange(_count("sgd_list", n))
         P = p.read(i)
         d = -g.read(i) if flags & SGD_MAXIMIZE else g.read(i)
         if flags & SGD_L2:
             d = d + P * weight_decay
-        written = [("p", p)]
+        written = []
         if mom:
             if int(first):
                 B = d
             else:
                 B = buf.read(i) * momentum + (d * one_minus_dampening if flags & SGD_DAMPENING else d)
             d = d + B * momentum if flags & SGD_NESTEROV else B
-            updates.append((buf, i, B))
-            written.append(("buf", buf))
-        updates.append((p, i, P - d * lr))
-        if n:
-            spans += [(x.addr, x.addr + n * x.isz, k, name, True) for name, x in written]
-            spans.append((g.addr, g.addr + n * g.isz, k, "g", False))
-    _fault_on_overlap("sgd_list", spans)
-    for x, i, vals in updates:
-        x.write(i, vals)
+            written.append(("buf", buf, B))
+        return i.size, [("p", p, P - d * lr)] + written, g
+    _run_list("sgd_list", used, update)
 
 
 RMSPROP_LIST_MAX = ADAGRAD_LIST_MAX = 8
@@ -1118,90 +1119,50 @@ RMSPROP_MAXIMIZE, RMSPROP_L2, RMSPROP_CENTERED, RMSPROP_MOMENTUM, RMSPROP_LERP_E
 def _rmsprop_list(L, lr, alpha, one_minus_alpha, lerp_weight, eps, weight_decay, momentum, flags, count, *slots):
     """RMSprop's update of the first count of the 8 (p, g, square_avg, grad_avg, buf, n) slots in
     T; grad_avg is null without RMSPROP_CENTERED, buf without RMSPROP_MOMENTUM."""
-    count, flags = int(count), int(flags)
-    if not 0 <= count <= RMSPROP_LIST_MAX:
-        fault(f"rmsprop_list: count {count} is outside [0, {RMSPROP_LIST_MAX}]")
-    if flags & ~31:
-        fault(f"rmsprop_list: unknown flags {flags}")
+    flags, used = _used_slots("rmsprop_list", count, flags, 31, slots, 6, RMSPROP_LIST_MAX)
     centered, mom = bool(flags & RMSPROP_CENTERED), bool(flags & RMSPROP_MOMENTUM)
-    spans, updates = [], []
-    for k in range(RMSPROP_LIST_MAX):
-        p, g, sq, ga, buf, n = slots[6 * k: 6 * k + 6]
-        if k >= count:
-            if p.addr or g.addr or sq.addr or ga.addr or buf.addr or int(n):
-                fault(f"rmsprop_list: unused slot {k} is not null and empty")
-            continue
+
+    def update(k, slot):
+        p, g, sq, ga, buf, n = slot
         if ga.addr and not centered or buf.addr and not mom:
             fault(f"rmsprop_list: slot {k} has a grad_avg or buffer its flags do not use")
-        n = _count("rmsprop_list", n)
-        i = np.arange(n)
+        i = np.arange(_count("rmsprop_list", n))
         P = p.read(i)
         d = -g.read(i) if flags & RMSPROP_MAXIMIZE else g.read(i)
         if flags & RMSPROP_L2:
             d = d + P * weight_decay
         SQ = sq.read(i) * alpha + (d * one_minus_alpha) * d
-        written = [("p", p), ("square_avg", sq)]
-        updates.append((sq, i, SQ))
+        written = [("square_avg", sq, SQ)]
         if centered:
             step = (d - ga.read(i)) * lerp_weight
             GA = d - step if flags & RMSPROP_LERP_END else ga.read(i) + step
             avg = np.sqrt(SQ - GA * GA) + eps
-            updates.append((ga, i, GA))
-            written.append(("grad_avg", ga))
+            written.append(("grad_avg", ga, GA))
         else:
             avg = np.sqrt(SQ) + eps
         if mom:
             B = buf.read(i) * momentum + d / avg
-            updates += [(buf, i, B), (p, i, P - B * lr)]
-            written.append(("buf", buf))
+            written += [("buf", buf, B), ("p", p, P - B * lr)]
         else:
-            updates.append((p, i, P + (d * -lr) / avg))
-        if n:
-            spans += [(x.addr, x.addr + n * x.isz, k, name, True) for name, x in written]
-            spans.append((g.addr, g.addr + n * g.isz, k, "g", False))
-    _fault_on_overlap("rmsprop_list", spans)
-    for x, i, vals in updates:
-        x.write(i, vals)
+            written.append(("p", p, P + (d * -lr) / avg))
+        return i.size, written, g
+    _run_list("rmsprop_list", used, update)
 
 
 def _adagrad_list(L, eps, weight_decay, flags, count, *slots):
     """Adagrad's update of the first count of the 8 (p, g, sum, n, neg_clr) slots in T."""
-    count, flags = int(count), int(flags)
-    if not 0 <= count <= ADAGRAD_LIST_MAX:
-        fault(f"adagrad_list: count {count} is outside [0, {ADAGRAD_LIST_MAX}]")
-    if flags & ~3:
-        fault(f"adagrad_list: unknown flags {flags}")
-    spans, updates = [], []
-    for k in range(ADAGRAD_LIST_MAX):
-        p, g, ss, n, neg_clr = slots[5 * k: 5 * k + 5]
-        if k >= count:
-            if p.addr or g.addr or ss.addr or int(n):
-                fault(f"adagrad_list: unused slot {k} is not null and empty")
-            continue
-        n = _count("adagrad_list", n)
-        i = np.arange(n)
+    flags, used = _used_slots("adagrad_list", count, flags, 3, slots, 5, ADAGRAD_LIST_MAX)
+
+    def update(k, slot):
+        p, g, ss, n, neg_clr = slot
+        i = np.arange(_count("adagrad_list", n))
         P = p.read(i)
         d = -g.read(i) if flags & 1 else g.read(i)
         if flags & 2:
             d = d + P * weight_decay
         S = ss.read(i) + d * d
-        updates += [(ss, i, S), (p, i, P + (d * neg_clr) / (np.sqrt(S) + eps))]
-        if n:
-            spans += [(x.addr, x.addr + n * x.isz, k, name, True) for name, x in (("p", p), ("sum", ss))]
-            spans.append((g.addr, g.addr + n * g.isz, k, "g", False))
-    _fault_on_overlap("adagrad_list", spans)
-    for x, i, vals in updates:
-        x.write(i, vals)
-
-
-def _fault_on_overlap(kname, spans):
-    """spans: (lo, hi, slot, name, written) byte ranges of one list launch, whose slots run
-    concurrently: any overlap that involves an array written faults."""
-    for a in range(len(spans)):
-        for b in range(a + 1, len(spans)):
-            (lo1, hi1, k1, w1, wr1), (lo2, hi2, k2, w2, wr2) = spans[a], spans[b]
-            if (wr1 or wr2) and lo1 < hi2 and lo2 < hi1:
-                fault(f"{kname}: slot {k1}'s {w1} overlaps slot {k2}'s {w2}")
+        return i.size, [("sum", ss, S), ("p", p, P + (d * neg_clr) / (np.sqrt(S) + eps))], g
+    _run_list("adagrad_list", used, update)
 
 
 def _register_elementwise():
