@@ -344,8 +344,12 @@ def test_mlp_section_on_the_emulated_gpu(tmp_path):
     assert rc == 0, out + err
     rows = table_rows(out, "### MLP 784-256-10 training step")
     assert [r[0] for r in rows] == [gpu.cpu.BY_NAME[name].title for name in gpu.MLP_WORKLOADS]
-    for r in rows:
-        assert float(r[1]) > 0 and float(r[2]) > 0 and r[4] == f"<= {gpu.MLP_TARGET}" and r[6] == "0.0e+00"
+    for name, r in zip(gpu.MLP_WORKLOADS, rows):
+        assert float(r[1]) > 0 and float(r[2]) > 0 and r[6] == "0.0e+00"
+        if name in gpu.UNTARGETED:  # the Adam row: timed and checked, without a target
+            assert r[4:6] == ["-", "-"]
+        else:
+            assert r[4] == f"<= {gpu.MLP_TARGET}" and r[5] in ("PASS", "MISS")
     host = table_rows(out, "### MLP 784-256-10 step (seed loop), host side")
     assert [r[0] for r in host] == ["minigrad", "PyTorch"] and [r[4] for r in host] == ["14", "14"]
 
@@ -366,8 +370,8 @@ def test_mlp_section_reports_a_nan_as_disagreement(monkeypatch, capsys):
         monkeypatch.setitem(gpu.cpu.BY_NAME, name, fake)
     assert gpu.mlp_section(Lib("minigrad"), Lib("torch"), 1, 1.0) is False
     rows = table_rows(capsys.readouterr().out, "### MLP")
-    assert [r[6] for r in rows] == ["nan DISAGREE"] * 2
-    assert [r[3] for r in rows] == ["0.50"] * 2
+    assert [r[6] for r in rows] == ["nan DISAGREE"] * len(gpu.MLP_WORKLOADS)
+    assert [r[3] for r in rows] == ["0.50"] * len(gpu.MLP_WORKLOADS)
 
 
 # ---- on a GPU ----------------------------------------------------------------------------------------------------

@@ -327,7 +327,10 @@ def seed003_section(minigrad, repeat):
 
 
 # ---- 4. MLP training step ---------------------------------------------------------------------------
-MLP_WORKLOADS = ("mlp", "nn_mlp")  # tensor ops + hand-written SGD; the seed loop with nn and optim
+# tensor ops + hand-written SGD; the seed loop with nn and optim.SGD (these two have issue 4's
+# target); the seed loop with optim.Adam (informational: the fused Adam against torch's)
+MLP_WORKLOADS = ("mlp", "nn_mlp", "nn_mlp_adam")
+UNTARGETED = ("nn_mlp_adam",)
 
 
 def mlp_section(minigrad, torch, repeat, sample_ms):
@@ -354,8 +357,9 @@ def mlp_section(minigrad, torch, repeat, sample_ms):
         good = diff <= cpu.AGREE_TOL
         all_good = all_good and good
         ratio = ms["minigrad"] / ms["torch"]
-        print(f"| {workload.title} | {ms['minigrad']:.3f} | {ms['torch']:.3f} | {ratio:.2f} | <= {MLP_TARGET} "
-              f"| {verdict(ratio <= MLP_TARGET)} | {diff:.1e}{'' if good else ' DISAGREE'} |")
+        target, result = ("-", "-") if name in UNTARGETED else (f"<= {MLP_TARGET}", verdict(ratio <= MLP_TARGET))
+        print(f"| {workload.title} | {ms['minigrad']:.3f} | {ms['torch']:.3f} | {ratio:.2f} | {target} "
+              f"| {result} | {diff:.1e}{'' if good else ' DISAGREE'} |")
     print(f"\nratio = minigrad time / PyTorch time per step (lower is better); each sample: back-to-back steps "
           f"between two CUDA events, then a synchronize; agreement: losses, parameters and gradients after "
           f"{cpu.CHECK_STEPS} steps on the GPU")
