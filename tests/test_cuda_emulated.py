@@ -652,6 +652,28 @@ def test_seed_mlp_step_launches(be, emu, monkeypatch):
 
 
 @needs_emulation
+@pytest.mark.parametrize("other, dtype", [(2, "float32"), (-0.0, "float32"), (1.5, "float64"), (3, "int64")])
+def test_scalar_minus_tensor_is_one_launch(be, other, dtype):
+    """`other - x` (torch's rsub with a number) is one sub_rscalar launch, not a fill and a
+    broadcast sub, with the CPU's values bit for bit (-0.0 - 0.0 is -0.0); its backward negates."""
+    import minigrad
+    from minigrad.backends import cuda_backend
+    dt = getattr(minigrad, dtype)
+    host = minigrad.tensor([0.0, 1.25, -3.0, 7.5], dtype=dt)
+    x = host.to("cuda").requires_grad_(dt.is_floating_point)
+    with cuda_backend.record_launches(be.index) as launched:
+        y = other - x
+    sfx = {"float32": "f32", "float64": "f64", "int64": "i64"}[dtype]
+    assert launched == [f"sub_rscalar_{sfx}"]
+    want = (other - host).numpy()
+    assert y.dtype is dt and y.detach().cpu().numpy().tobytes() == want.tobytes()
+    if dt.is_floating_point:
+        assert y.grad_fn.name() == "RsubBackward1"
+        y.backward(minigrad.ones_like(y))
+        assert x.grad.cpu().numpy().tolist() == [-1.0] * 4
+
+
+@needs_emulation
 def test_sgd_step_updates_eight_parameters_per_launch(be):
     """Plain SGD on the GPU is torch's foreach update: up to eight parameters per axpy_list launch,
     each with the bits of its own p + (-lr) * g; a parameter without a gradient is left alone

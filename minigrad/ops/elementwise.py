@@ -236,8 +236,8 @@ class Rsub(Builtin):
 
     @staticmethod
     def forward(ctx, a, other):
-        be = a._device.backend
-        return _make(be.sub(be.full((), other, a._data.dtype), a._data), a._device)
+        # the scalar first: one kernel on CUDA (sub_rscalar), as torch's rsub
+        return _make(a._device.backend.sub(other, a._data), a._device)
 
     @staticmethod
     def backward(ctx, g):
