@@ -524,6 +524,25 @@ static int launch(void (*call)(void* const*), const unsigned* grid, const unsign
 
 }  // namespace mgemu
 
+// A load or store through a pointer not aligned for its type. tests/cuda_on_cpu.py compiles the
+// kernels with -fsanitize=alignment -fno-sanitize-recover=alignment, whose checks call this (the
+// layout of `data` is the compilers' UBSan ABI). On a GPU such an access faults ("misaligned
+// address"): typically a 16-byte vector (float4, double2) read at an offset view's address,
+// which an x86 CPU would carry out without complaint.
+namespace mgemu {
+struct UbsanLocation { const char* file; unsigned line, column; };
+struct UbsanType { unsigned short kind, info; char name[1]; };
+struct UbsanMismatch { UbsanLocation loc; const UbsanType* type; unsigned char log_alignment, check_kind; };
+}  // namespace mgemu
+
+extern "C" [[noreturn]] void __ubsan_handle_type_mismatch_v1_abort(void* data, void* ptr) {
+    const mgemu::UbsanMismatch* d = (const mgemu::UbsanMismatch*)data;
+    char msg[224];
+    snprintf(msg, sizeof msg, "misaligned address %p for type %s, which requires %u byte alignment (%s:%u)",
+             ptr, d->type->name, 1u << d->log_alignment, d->loc.file, d->loc.line);
+    mgemu::trap(msg);
+}
+
 // Memory for the arguments: n bytes that end 0-15 bytes before a page the process may not
 // touch (so reading or writing past the end faults), starting 16-byte aligned like a CUDA
 // allocation's vector-aligned offsets.

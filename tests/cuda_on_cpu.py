@@ -35,6 +35,10 @@ HERE = Path(__file__).resolve().parent
 HEADER = HERE / "cuda_on_cpu.h"
 FLAGS = ("-std=c++17", "-O1", "-fPIC", "-shared", "-fvisibility=hidden", "-fno-strict-aliasing",
          "-ffp-contract=off", "-fno-fast-math", "-U_FORTIFY_SOURCE", "-w")
+# every load and store checks its pointer's alignment, as a GPU does (a misaligned vector access
+# faults there): the header handles the check itself, so the build is compiled and then linked
+# without the flags, and needs no sanitizer runtime library
+CHECKS = ("-fsanitize=alignment", "-fno-sanitize-recover=alignment")
 
 # schedules: the order in which a block's threads run between two barriers
 ASCENDING, DESCENDING, SHUFFLED = 0, 1, 2
@@ -100,7 +104,7 @@ def build(source, label="kernels"):
     cxx = compiler()
     if cxx is None:
         raise RuntimeError("no C++ compiler (set CXX or install g++)")
-    key = hashlib.sha256("\0".join([source, HEADER.read_text(), " ".join(FLAGS), _compiler_id(cxx)])
+    key = hashlib.sha256("\0".join([source, HEADER.read_text(), " ".join(FLAGS + CHECKS), _compiler_id(cxx)])
                          .encode()).hexdigest()[:20]
     out_dir = cache_dir()
     so = out_dir / f"{re.sub(r'[^A-Za-z0-9_]', '_', label)}-{key}.so"
@@ -120,11 +124,13 @@ def build(source, label="kernels"):
             f'#define MGEMU_RUNTIME\n#include "{HEADER}"\n'
             f"static const mgemu::Entry mgemu_table[] = {{\n{table}}};\nMGEMU_EXPORTS\n")
     with tempfile.TemporaryDirectory(dir=out_dir) as tmp:
-        cpp, lib = Path(tmp) / "unit.cpp", Path(tmp) / "unit.so"
+        cpp, obj, lib = Path(tmp) / "unit.cpp", Path(tmp) / "unit.o", Path(tmp) / "unit.so"
         cpp.write_text(unit)
-        proc = subprocess.run([cxx, *FLAGS, str(cpp), "-o", str(lib)], capture_output=True, text=True)
-        if proc.returncode:
-            raise RuntimeError(f"compiling {label} for the CPU failed:\n{proc.stderr[-6000:]}")
+        for cmd in ([cxx, *FLAGS, *CHECKS, "-c", str(cpp), "-o", str(obj)],
+                    [cxx, *FLAGS, str(obj), "-o", str(lib)]):
+            proc = subprocess.run(cmd, capture_output=True, text=True)
+            if proc.returncode:
+                raise RuntimeError(f"compiling {label} for the CPU failed:\n{proc.stderr[-6000:]}")
         os.replace(lib, so)  # atomic: a concurrent build of the same key writes the same bytes
     return so
 

@@ -609,6 +609,9 @@ extern "C" __global__ void warp_butterfly_sum(const double* x, double* y) {
     for (int o = 16; o > 0; o >>= 1) v += __shfl_xor_sync(0xffffffffu, v, o);
     y[threadIdx.x] = v + __shfl_sync(0xffffffffu, (double)threadIdx.x, 7);
 }
+extern "C" __global__ void vector_copy(const float* x, float* y) {
+    reinterpret_cast<float4*>(y)[threadIdx.x] = reinterpret_cast<const float4*>(x)[threadIdx.x];
+}
 extern "C" __global__ void global_ids(long long* y) {
     const long long block = blockIdx.x + gridDim.x * (blockIdx.y + gridDim.y * (long long)blockIdx.z);
     const long long t = threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * (long long)threadIdx.z);
@@ -650,6 +653,19 @@ def test_reading_past_an_arguments_end_is_a_fault_with_its_address(broken):
         assert info.value.address == x.ptr + 48
         # the process survives and the next launch works
         broken.launch("read_one_past", (1,), (1,), [x.ptr, y.ptr, I64(0)])
+
+
+def test_a_misaligned_vector_access_is_a_fault_with_its_address(broken):
+    """A GPU faults on a 16-byte vector load from an address that is not a multiple of 16 (an
+    offset view's); the runner does too, where an x86 CPU would just load it."""
+    with broken.alloc(12 * 4) as x, broken.alloc(8 * 4) as y:
+        broken.launch("vector_copy", (1,), (2,), [x.ptr, y.ptr])         # aligned: fine
+        with pytest.raises(KernelFault, match=rf"misaligned address {x.ptr + 4:#x} for type "
+                                              r"'const (struct )?float4', which requires 16 byte alignment"):
+            broken.launch("vector_copy", (1,), (2,), [x.ptr + 4, y.ptr])
+        with pytest.raises(KernelFault, match=rf"misaligned address {y.ptr + 8:#x} .*float4'"):
+            broken.launch("vector_copy", (1,), (2,), [x.ptr, y.ptr + 8])
+        broken.launch("vector_copy", (1,), (2,), [x.ptr + 16, y.ptr])    # the process goes on
 
 
 def test_a_trap_is_a_fault_naming_the_thread(broken):
