@@ -524,16 +524,34 @@ static int launch(void (*call)(void* const*), const unsigned* grid, const unsign
 
 }  // namespace mgemu
 
-// A load or store through a pointer not aligned for its type. tests/cuda_on_cpu.py compiles the
-// kernels with -fsanitize=alignment -fno-sanitize-recover=alignment, whose checks call this (the
-// layout of `data` is the compilers' UBSan ABI). On a GPU such an access faults ("misaligned
-// address"): typically a 16-byte vector (float4, double2) read at an offset view's address,
-// which an x86 CPU would carry out without complaint.
+// tests/cuda_on_cpu.py compiles the kernels with -fsanitize=alignment,bounds and
+// -fno-sanitize-recover, whose checks call the two handlers below (the layouts of `data` are the
+// compilers' UBSan ABI), so that no sanitizer library is needed.
 namespace mgemu {
 struct UbsanLocation { const char* file; unsigned line, column; };
 struct UbsanType { unsigned short kind, info; char name[1]; };
 struct UbsanMismatch { UbsanLocation loc; const UbsanType* type; unsigned char log_alignment, check_kind; };
+struct UbsanOutOfBounds { UbsanLocation loc; const UbsanType* array_type; const UbsanType* index_type; };
 }  // namespace mgemu
+
+// An index outside an array of known size: on a GPU, mostly a __shared__ array's, which
+// compute-sanitizer reports as an invalid __shared__ access and which otherwise silently reads
+// or overwrites another variable. (Pointer arithmetic into an array is not checked.)
+extern "C" [[noreturn]] void __ubsan_handle_out_of_bounds_abort(void* data, void* index) {
+    const mgemu::UbsanOutOfBounds* d = (const mgemu::UbsanOutOfBounds*)data;
+    // the index's bits: a signed integer type has odd `info` (bit 0), its width 1 << (info >> 1)
+    const unsigned bits = 1u << (d->index_type->info >> 1);
+    long long i = (long long)(uintptr_t)index;
+    if ((d->index_type->info & 1) && bits < 64) i = (long long)((unsigned long long)i << (64 - bits)) >> (64 - bits);
+    char msg[224];
+    snprintf(msg, sizeof msg, "index %lld out of bounds for type %s (%s:%u)", i, d->array_type->name,
+             d->loc.file, d->loc.line);
+    mgemu::trap(msg);
+}
+
+// A load or store through a pointer not aligned for its type. On a GPU such an access faults
+// ("misaligned address"): typically a 16-byte vector (float4, double2) read at an offset view's
+// address, which an x86 CPU would carry out without complaint.
 
 extern "C" [[noreturn]] void __ubsan_handle_type_mismatch_v1_abort(void* data, void* ptr) {
     const mgemu::UbsanMismatch* d = (const mgemu::UbsanMismatch*)data;

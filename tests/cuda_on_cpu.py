@@ -36,9 +36,10 @@ HEADER = HERE / "cuda_on_cpu.h"
 FLAGS = ("-std=c++17", "-O1", "-fPIC", "-shared", "-fvisibility=hidden", "-fno-strict-aliasing",
          "-ffp-contract=off", "-fno-fast-math", "-U_FORTIFY_SOURCE", "-w")
 # every load and store checks its pointer's alignment, as a GPU does (a misaligned vector access
-# faults there): the header handles the check itself, so the build is compiled and then linked
-# without the flags, and needs no sanitizer runtime library
-CHECKS = ("-fsanitize=alignment", "-fno-sanitize-recover=alignment")
+# faults there), and every index into an array of known size (a __shared__ tile) its bounds: the
+# header handles the checks' reports itself, so the build is compiled with these flags, then
+# linked without them, and needs no sanitizer runtime library
+CHECKS = ("-fsanitize=alignment,bounds", "-fno-sanitize-recover=alignment,bounds")
 
 # schedules: the order in which a block's threads run between two barriers
 ASCENDING, DESCENDING, SHUFFLED = 0, 1, 2

@@ -612,6 +612,12 @@ extern "C" __global__ void warp_butterfly_sum(const double* x, double* y) {
 extern "C" __global__ void vector_copy(const float* x, float* y) {
     reinterpret_cast<float4*>(y)[threadIdx.x] = reinterpret_cast<const float4*>(x)[threadIdx.x];
 }
+extern "C" __global__ void shared_shift(const float* x, float* y, int shift) {
+    __shared__ float s[32];
+    s[threadIdx.x] = x[threadIdx.x];
+    __syncthreads();
+    y[threadIdx.x] = s[(int)threadIdx.x + shift];
+}
 extern "C" __global__ void global_ids(long long* y) {
     const long long block = blockIdx.x + gridDim.x * (blockIdx.y + gridDim.y * (long long)blockIdx.z);
     const long long t = threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * (long long)threadIdx.z);
@@ -666,6 +672,18 @@ def test_a_misaligned_vector_access_is_a_fault_with_its_address(broken):
         with pytest.raises(KernelFault, match=rf"misaligned address {y.ptr + 8:#x} .*float4'"):
             broken.launch("vector_copy", (1,), (2,), [x.ptr, y.ptr + 8])
         broken.launch("vector_copy", (1,), (2,), [x.ptr + 16, y.ptr])    # the process goes on
+
+
+def test_an_index_outside_a_shared_array_is_a_fault(broken):
+    """On a GPU a shared-memory index past the tile reads another variable or faults (compute-
+    sanitizer: invalid __shared__ read); the runner reports it with the index."""
+    x = np.arange(40, dtype=F32)
+    out, = _run(broken, "shared_shift", (1,), (32,), [x, np.empty(32, F32), I32(0)], [1])
+    np.testing.assert_array_equal(out, x[:32])
+    with broken.alloc(40 * 4) as xa, broken.alloc(40 * 4) as ya:
+        for block, shift, index in ((32, -1, -1), (32, 1, 32), (33, 0, 32)):
+            with pytest.raises(KernelFault, match=rf"index {index} out of bounds for type 'float ?\[32\]'"):
+                broken.launch("shared_shift", (1,), (block,), [xa.ptr, ya.ptr, I32(shift)])
 
 
 def test_a_trap_is_a_fault_naming_the_thread(broken):
