@@ -483,6 +483,27 @@ def test_matmul_splits_batches_past_the_grid_limit(be, emu, bcast):
     assert _gemm_launches(emu) - launches == 2
 
 
+@needs_emulation
+@pytest.mark.parametrize("split", [False, True], ids=["one-launch", "rows-split"])
+def test_matmul_launch_plans_are_kept_per_shape_not_per_array(be, emu, split):
+    """The launch plan of a GEMM shape and layout is computed once and kept, and holds offsets,
+    not addresses: the same shapes on other arrays (and with or without a bias) read and write
+    those arrays, split launches included."""
+    from minigrad.backends.cuda_kernel_table import GEMM_TILES, GRID_YZ_MAX
+    be.sm_count = 1
+    M = GRID_YZ_MAX * GEMM_TILES["f64"][0]["bm"] + 5 if split else 7
+    rng = np.random.default_rng(12)
+    hosts = [(_data((M, 3), F64, rng), _data((3, 4), F64, rng), _data((4,), F64, rng)) for _ in range(3)]
+    be._gemm_plans.clear()
+    for k, (a, b, bias) in enumerate(hosts):
+        A, B = be.asarray(a), _mm_operand(be, b, "T")
+        if k == 1:
+            _same(be.matmul(A, B, bias=be.asarray(bias)), np.matmul(a, b) + bias, be)
+        else:
+            _same(be.matmul(A, B), np.matmul(a, b), be)
+    assert len(be._gemm_plans) == 1
+
+
 # ---- indexing and in place ----
 
 @needs_emulation

@@ -121,6 +121,7 @@ class CudaBackend:
         self.device = cp.cuda.Device(index)
         self.kernels = KernelCache(cp, index)
         self._meta_cache = {}
+        self._gemm_plans = {}
         self._rng = cp.random.RandomState()
         with self.device:
             self.sm_count = self.device.attributes["MultiProcessorCount"]
@@ -906,27 +907,41 @@ class CudaBackend:
         """C (nb, M, N), contiguous, = op(A) @ op(B) (+ bias), with the operands as _operand gives them."""
         Ab, sA, ta, lda = opA
         Bb, sB, tb, ldb = opB
-        big, small = GEMM_TILES[sfx]
-        use_big = math.ceil(M / big["bm"]) * math.ceil(N / big["bn"]) * nb >= self.sm_count
-        cfg, kname = (big, f"gemm_{ta}{tb}_{sfx}") if use_big else (small, f"gemm_small_{ta}{tb}_{sfx}")
-        item = C.itemsize
+        key = (sfx, ta, tb, nb, M, N, K, lda, ldb, sA, sB, self.sm_count)
+        plan = self._gemm_plans.get(key)
+        if plan is None:
+            plan = self._gemm_plan(key)
         biasp = np.uint64(0 if bias is None else bias.data.ptr)  # per column: the same for every launch
+        item = C.itemsize
+        a0, b0, c0 = Ab.data.ptr, Bb.data.ptr, C.data.ptr
+        for kname, grid, threads, a_off, b_off, c_off, tail in plan:
+            self._launch("matmul.cu", kname, grid, (threads,),
+                         (np.uint64(a0 + a_off * item), np.uint64(b0 + b_off * item), np.uint64(c0 + c_off * item),
+                          biasp) + tail)
+
+    def _gemm_plan(self, key):
+        """The launches of one GEMM shape and layout, kept per backend: (kernel, grid, threads,
+        element offsets of A, B and C, the scalar arguments after the pointers) for each."""
+        sfx, ta, tb, nb, M, N, K, lda, ldb, sA, sB, sm_count = key
+        big, small = GEMM_TILES[sfx]
+        use_big = math.ceil(M / big["bm"]) * math.ceil(N / big["bn"]) * nb >= sm_count
+        cfg, kname = (big, f"gemm_{ta}{tb}_{sfx}") if use_big else (small, f"gemm_small_{ta}{tb}_{sfx}")
+        plan = []
         # gridDim.y and .z stop at 65535: split rows and batches into several launches
         rows_per_launch = GRID_YZ_MAX * cfg["bm"]
         for b0 in range(0, nb, GRID_YZ_MAX):
             nbs = min(GRID_YZ_MAX, nb - b0)
             for m0 in range(0, M, rows_per_launch):
                 ms = min(rows_per_launch, M - m0)
-                a_off = b0 * sA + m0 * (lda if ta == "n" else 1)
-                c_off = b0 * M * N + m0 * N
-                Ap = Ab.data.ptr + a_off * item
-                Bp = Bb.data.ptr + b0 * sB * item
-                Cp = C.data.ptr + c_off * item
                 grid = (math.ceil(N / cfg["bn"]), math.ceil(ms / cfg["bm"]), nbs)
-                self._launch("matmul.cu", kname, grid, (cfg["threads"],),
-                             (np.uint64(Ap), np.uint64(Bp), np.uint64(Cp), biasp, np.int32(ms), np.int32(N), np.int32(K),
-                              np.int64(lda), np.int64(ldb), np.int64(N), np.int64(sA), np.int64(sB),
-                              np.int64(M * N)))
+                tail = (np.int32(ms), np.int32(N), np.int32(K), np.int64(lda), np.int64(ldb), np.int64(N),
+                        np.int64(sA), np.int64(sB), np.int64(M * N))
+                plan.append((kname, grid, cfg["threads"], b0 * sA + m0 * (lda if ta == "n" else 1), b0 * sB,
+                             b0 * M * N + m0 * N, tail))
+        if len(self._gemm_plans) > 4096:
+            self._gemm_plans.clear()
+        self._gemm_plans[key] = plan = tuple(plan)
+        return plan
 
     # ---- layout -------------------------------------------------------------------------------
     def reshape(self, a, shape):
