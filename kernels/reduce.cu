@@ -30,6 +30,11 @@
 //       the row's sum divided by count, rounded once each, as a sum then a division;
 //       count is a parameter so that a split reduction's last pass divides by the
 //       length of the original row.
+//   dot_rows_{f32,f64}(const T* a, const T* b, T* out, long long rows, long long cols)
+//       the sum of the products of row r of a and row r of b (both contiguous (rows,
+//       cols)); each product is rounded before it is added (no fused multiply-add), so
+//       the bits equal those of a mul launch followed by sum_rows with the same launch
+//       shape. cols == 0 gives 0.
 //
 // Column reductions over the MIDDLE axis of a contiguous (outer, red, inner) array,
 // so that a sum over the leading axes (a bias gradient) needs no transposed copy:
@@ -127,18 +132,33 @@ template <class T> struct DivideBy {
     __device__ T operator()(T v) const { return v / count; }
 };
 
-template <class T, class Op, class Fin = Keep>
-__device__ __forceinline__ void reduce_rows(const T* __restrict__ x, T* __restrict__ out,
-                                            long long rows, long long cols, Fin fin = Fin()) {
+// What a row reduction folds: the elements of x, or the products of a and b's elements, each
+// product rounded on its own (__fmul_rn is never contracted into a fused multiply-add with the
+// sum), so a dot product has the bits of a mul launch followed by a sum.
+template <class T> struct Elems {
+    const T* __restrict__ x;
+    __device__ T operator()(long long i) const { return x[i]; }
+};
+__device__ __forceinline__ float mul_rn(float a, float b) { return __fmul_rn(a, b); }
+__device__ __forceinline__ double mul_rn(double a, double b) { return __dmul_rn(a, b); }
+template <class T> struct Products {
+    const T* __restrict__ a;
+    const T* __restrict__ b;
+    __device__ T operator()(long long i) const { return mul_rn(a[i], b[i]); }
+};
+
+template <class T, class Op, class Fin = Keep, class Load = Elems<T>>
+__device__ __forceinline__ void reduce_rows(Load load, T* __restrict__ out, long long rows, long long cols,
+                                            Fin fin = Fin()) {
     Op op;
     for (long long g = group_start(); g < rows; g += group_step()) {
         const long long r = g + threadIdx.y;
         const bool valid = r < rows;
         T acc = Op::template ident<T>();
         if (valid) {
-            const T* p = x + r * cols;
+            const long long base = r * cols;
 #pragma unroll 4
-            for (long long c = threadIdx.x; c < cols; c += blockDim.x) acc = op(acc, p[c]);
+            for (long long c = threadIdx.x; c < cols; c += blockDim.x) acc = op(acc, load(base + c));
         }
         acc = row_allreduce(acc, op);
         if (valid && threadIdx.x == 0) out[r] = fin(acc);
@@ -200,7 +220,7 @@ __device__ __forceinline__ void arg_rows(const T* __restrict__ x, long long* __r
     extern "C" __global__ void __launch_bounds__(1024)                                 \
     name##_rows_##sfx(const T* __restrict__ x, T* __restrict__ out, long long rows,    \
                       long long cols) {                                                \
-        reduce_rows<T, OP>(x, out, rows, cols);                                        \
+        reduce_rows<T, OP>(Elems<T>{x}, out, rows, cols);                              \
     }
 #define DEF_ARG(name, GT, T, sfx)                                                      \
     extern "C" __global__ void __launch_bounds__(1024)                                 \
@@ -218,12 +238,18 @@ __device__ __forceinline__ void arg_rows(const T* __restrict__ x, long long* __r
     extern "C" __global__ void __launch_bounds__(1024)                                 \
     mean_rows_##sfx(const T* __restrict__ x, T* __restrict__ out, long long rows,      \
                     long long cols, T count) {                                         \
-        reduce_rows<T, OpSum>(x, out, rows, cols, DivideBy<T>{count});                 \
+        reduce_rows<T, OpSum>(Elems<T>{x}, out, rows, cols, DivideBy<T>{count});       \
     }                                                                                  \
     extern "C" __global__ void __launch_bounds__(1024)                                 \
     mean_cols_##sfx(const T* __restrict__ x, T* __restrict__ out, long long outer,     \
                     long long red, long long inner, T count) {                         \
         reduce_cols<T, OpSum>(x, out, outer, red, inner, DivideBy<T>{count});          \
+    }
+#define DEF_DOT(T, sfx)                                                                \
+    extern "C" __global__ void __launch_bounds__(1024)                                 \
+    dot_rows_##sfx(const T* __restrict__ a, const T* __restrict__ b, T* __restrict__ out, \
+                   long long rows, long long cols) {                                   \
+        reduce_rows<T, OpSum>(Products<T>{a, b}, out, rows, cols);                     \
     }
 #define DEF_EXTREMES(T, sfx)        \
     DEF_REDUCE(max, OpMax, T, sfx)  \
@@ -241,6 +267,8 @@ DEF_SUM(double, f64)
 DEF_SUM(long long, i64)
 DEF_MEAN(float, f32)
 DEF_MEAN(double, f64)
+DEF_DOT(float, f32)
+DEF_DOT(double, f64)
 
 DEF_EXTREMES(float, f32)
 DEF_EXTREMES(double, f64)

@@ -1319,6 +1319,21 @@ def _reduce_kernel(kind, t):
     return run
 
 
+def _dot_kernel(t):
+    name = f"dot_rows_{t}"
+
+    def run(L, a, b, out, rows, cols):
+        tpr = _row_config(name, L)
+        rows, cols = _rows_cols(name, rows, cols)
+        xi = np.arange(rows * cols)
+        oi = np.arange(rows)
+        _no_overlap(name, [(out, oi)], [(a, xi), (b, xi)])
+        prod = a.read(xi).reshape(rows, cols) * b.read(xi).reshape(rows, cols)  # each rounded in T
+        out.write(oi, _tree_sum(prod, tpr))
+        _error_scale(out, oi, np.abs(prod.astype(np.float64)).sum(axis=1))
+    return run
+
+
 def _col_config(kname, L):
     """Checks the column kernels' (TX, TY) block convention; returns TY."""
     grid, block, smem = L
@@ -1478,6 +1493,7 @@ def _register_rows():
     for t in ("f32", "f64"):
         _kernel("reduce.cu", f"mean_rows_{t}", [f"P:{t}", f"P:{t}", "i64", "i64", t], _reduce_kernel("mean", t))
         _kernel("reduce.cu", f"mean_cols_{t}", [c.format(t=t) for c in cols] + [t], _cols_kernel("mean", t))
+        _kernel("reduce.cu", f"dot_rows_{t}", [f"P:{t}"] * 3 + ["i64", "i64"], _dot_kernel(t))
     for t in ("f32", "f64", "i64", "i32"):
         for kind in ("max", "min"):
             _kernel("reduce.cu", f"{kind}_rows_{t}", [f"P:{t}", f"P:{t}", "i64", "i64"], _reduce_kernel(kind, t))

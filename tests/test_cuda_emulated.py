@@ -695,6 +695,43 @@ def test_scalar_minus_tensor_is_one_launch(be, other, dtype):
 
 
 @needs_emulation
+@pytest.mark.parametrize("n, dtype, launches", [(3, F32, ["dot_rows_f32"]), (1000, F64, ["dot_rows_f64"]),
+                                                (1 << 17, F32, ["dot_rows_f32", "sum_rows_f32"])],
+                         ids=["short", "f64", "split"])
+def test_vdot_is_one_launch_with_the_bits_of_mul_then_sum(be, n, dtype, launches):
+    """vdot (MSELoss's sum of squares) multiplies and sums in one dot_rows launch, without the
+    products as an array; a long one is split as sum splits one long row. Either way the bits
+    are those of mul followed by sum."""
+    from minigrad.backends import cuda_backend
+    rng = np.random.default_rng(13)
+    a = be.asarray(rng.uniform(-3, 3, n).astype(dtype))
+    b = be.asarray(rng.uniform(-3, 3, n).astype(dtype))
+    with cuda_backend.record_launches(be.index) as launched:
+        got = be.vdot(a, b)
+    assert launched == launches
+    want = be.sum(be.mul(a, b))
+    assert got.shape == () and got.dtype == dtype
+    assert be.to_numpy(got).tobytes() == be.to_numpy(want).tobytes()
+
+
+@needs_emulation
+def test_seed_linear_regression_step_launches(be):
+    """Seed 000's linear regression step (nn.Linear(1, 1), MSELoss, optim.SGD) on the GPU: the
+    loss is a sub, one dot_rows for the sum of squares and a division; 10 launches in all."""
+    from minigrad.backends import cuda_backend
+    from minigrad.bench import cpu
+    import minigrad
+    workload = cpu.BY_NAME["nn_linreg"]
+    step, _ = workload.build(minigrad, workload.make_data(np.random.default_rng(0)), "cuda")
+    step()
+    with cuda_backend.record_launches(be.index) as launched:
+        step()
+    assert launched == ["gemm_small_nn_f32", "sub_f32", "dot_rows_f32", "div_scalar_f32",   # forward and loss
+                        "fill_f32", "mul_scalar_f32", "mul_strided_f32",                     # d loss
+                        "gemm_small_nn_f32", "sum_rows_f32", "axpy_list_f32"]                 # backward, SGD
+
+
+@needs_emulation
 def test_sgd_step_updates_eight_parameters_per_launch(be):
     """Plain SGD on the GPU is torch's foreach update: up to eight parameters per axpy_list launch,
     each with the bits of its own p + (-lr) * g; a parameter without a gradient is left alone

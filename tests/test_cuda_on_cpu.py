@@ -256,6 +256,26 @@ def test_mean_over_rows_divides_by_its_count(dtype):
     assert np.isnan(empty).all()
 
 
+@pytest.mark.parametrize("rows,cols", ROWS_COLS + [(2, 0)])
+@pytest.mark.parametrize("dtype", [F32, F64], ids=["f32", "f64"])
+def test_dot_over_rows_has_the_bits_of_mul_then_sum(rows, cols, dtype):
+    """dot_rows (vdot on the GPU) rounds each product before adding it: under every launch shape
+    its bits are those of the products stored (as a mul launch stores them) and then summed by
+    sum_rows with the same launch shape, though the values are of the size where a fused
+    multiply-add would change the last bits."""
+    rng = np.random.default_rng(rows * 1000 + cols + 7)
+    mod = cuda_on_cpu.load_kernel_file("reduce.cu")
+    sfx = "f32" if dtype == F32 else "f64"
+    a = rng.uniform(-10, 10, (rows, cols)).astype(dtype)
+    b = (a + rng.uniform(-1, 1, (rows, cols)) * 1e-3).astype(dtype)   # a near-square: many inexact products
+    products = a * b
+    for grid, block in _row_launches(rows, cols):
+        got, = _run(mod, f"dot_rows_{sfx}", grid, block, [a, b, np.zeros(rows, dtype), I64(rows), I64(cols)], [2])
+        want, = _run(mod, f"sum_rows_{sfx}", grid, block, [products, np.zeros(rows, dtype), I64(rows), I64(cols)], [1])
+        assert got.tobytes() == want.tobytes(), f"{grid} {block}"
+        np.testing.assert_allclose(got, (a.astype(F64) * b).sum(axis=1), rtol=1e-5 if dtype == F32 else 1e-12)
+
+
 def _softmax64(x):
     e = np.exp(x - x.max(axis=1, keepdims=True))
     return e / e.sum(axis=1, keepdims=True)

@@ -100,13 +100,15 @@ def _entry_body(ptx, name):
     return ptx[m.start(): m.end() + nxt.start() if nxt else len(ptx)]
 
 
-@pytest.mark.parametrize("kernel", ["axpy", "axpy_list", "adam_list", "sgd_list", "rmsprop_list", "adagrad_list"])
+@pytest.mark.parametrize("kernel", ["axpy", "axpy_list", "adam_list", "sgd_list", "rmsprop_list", "adagrad_list",
+                                    "dot_rows"])
 @pytest.mark.parametrize("sfx", ["f32", "f64"])
 def test_optimizer_kernels_round_every_product_before_the_add(compiled, sfx, kernel):
     """The optimizers' updates (p += alpha * g, one parameter per launch or a list of them, and
-    the lists of Adam, SGD with momentum, RMSprop and Adagrad) give the bits of separate multiplies and adds on every
-    backend: no fused multiply-add, which NVRTC would otherwise contract a + b * c into."""
-    _, _, ptx = compiled[("elementwise.cu", "sm_90")]
+    the lists of Adam, SGD with momentum, RMSprop and Adagrad) and the dot product (vdot) give
+    the bits of separate multiplies and adds on every backend: no fused multiply-add, which
+    NVRTC would otherwise contract a + b * c into."""
+    _, _, ptx = compiled[("reduce.cu" if kernel == "dot_rows" else "elementwise.cu", "sm_90")]
     body = _entry_body(ptx, f"{kernel}_{sfx}")
     assert re.search(rf"\bmul\.rn\.{sfx}\b", body) and re.search(rf"\badd\.(rn\.)?{sfx}\b", body), body[:3000]
     assert not re.search(r"\bfma\.", body), f"{kernel}_{sfx} fuses the multiply into the add"

@@ -601,8 +601,27 @@ class CudaBackend:
                 self.copyto(a, work[j])
 
     def vdot(self, a, b):
-        """The sum of a * b over every element, as a 0-d array."""
-        return self.sum(self.mul(a, b))
+        """The sum of a * b over every element, as a 0-d array: one dot_rows launch for float
+        arrays (the products are never stored), with the bits of mul then sum; two for long
+        ones, split as sum's row reduction splits them."""
+        dt = np.result_type(a.dtype, b.dtype)
+        if dt.kind != "f" or a.shape != b.shape:
+            return self.sum(self.mul(a, b))
+        a, b = self._as_contiguous(a, dt), self._as_contiguous(b, dt)
+        n, sfx = a.size, _SFX[dt]
+        if n == 0:
+            return self.zeros((), dt)
+        out = self.empty((), dt)
+        rows, cols = 1, n
+        if n >= 1 << 16 and self.sm_count > 1:   # as _reduce splits one long row: (k, n / k) first
+            k = next((k for k in (1024, 512, 256, 128, 64, 32) if n % k == 0), 1)
+            rows, cols = k, n // k
+        partial = out if rows == 1 else self.empty((rows,), dt)
+        grid, block = row_launch(rows, cols)
+        self._launch("reduce.cu", f"dot_rows_{sfx}", grid, block, (a, b, partial, np.int64(rows), np.int64(cols)))
+        if rows == 1:
+            return out
+        return self._reduce_rows("sum", partial.reshape(1, rows), None).reshape(())
 
     def binary_inplace(self, name, dst, src):
         """dst = dst (op) src in dst's memory (src broadcast to dst, cast to dst's dtype)."""

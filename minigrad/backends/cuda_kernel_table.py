@@ -75,7 +75,7 @@ def kernel_names():
         names["reduce.cu"].update({f"max_rows_{sfx}", f"min_rows_{sfx}", f"argmax_rows_{sfx}",
                                    f"argmin_rows_{sfx}", f"max_cols_{sfx}", f"min_cols_{sfx}"})
     for sfx in ("f32", "f64"):
-        names["reduce.cu"].update({f"mean_rows_{sfx}", f"mean_cols_{sfx}"})
+        names["reduce.cu"].update({f"mean_rows_{sfx}", f"mean_cols_{sfx}", f"dot_rows_{sfx}"})
     for sfx in ("f32", "f64"):
         ew.update({f"relu_backward_{sfx}", f"sigmoid_backward_{sfx}", f"tanh_backward_{sfx}", f"axpy_{sfx}",
                    f"axpy_list_{sfx}", f"adam_list_{sfx}", f"sgd_list_{sfx}", f"rmsprop_list_{sfx}",
