@@ -12,7 +12,8 @@ rather than saved as its base type, since it would not load back as what was sav
 A tensor is saved as its data (no autograd history), dtype, shape, device and requires_grad;
 an nn.Parameter is loaded back as an nn.Parameter. One tensor object saved in two places is
 loaded as one tensor object, and so is a container (list, dict, tuple) saved in two places;
-distinct tensors that share memory (views) are loaded as copies.
+distinct tensors that share memory (views) are loaded as copies. An OrderedDict or Counter keeps
+its attributes (a state_dict's `_metadata`), as pickle keeps them for torch.save.
 """
 import base64
 import io
@@ -126,7 +127,17 @@ class _Encoder:
                     raise TypeError(f"minigrad.save: cannot save a dict key of type {type(k).__name__} "
                                     f"(at {where}); keys may be None, bool, int, float, str, bytes or tuples")
                 items.append([self.encode(k, where), self.encode(v, f"{where}[{k!r}]")])
-            return {"type": kind, "items": items}
+            node = {"type": kind, "items": items}
+            # an OrderedDict's own attributes, as pickle keeps them for torch.save: a state_dict's
+            # `_metadata` (each module's version, which _load_from_state_dict is given)
+            attrs = getattr(obj, "__dict__", None)
+            if attrs:
+                bad = next((name for name in attrs if not _attr_name_ok(name)), None)
+                if bad is not None:
+                    raise TypeError(f"minigrad.save: cannot save the attribute {bad!r} of a "
+                                    f"{type(obj).__name__} (at {where}): not a plain identifier")
+                node["attrs"] = [[name, self.encode(v, f"{where}.{name}")] for name, v in attrs.items()]
+            return node
         return {"type": kind, "items": [self.encode(v, f"{where}[{i}]") for i, v in enumerate(obj)]}
 
     def _remember(self, obj, node):
@@ -419,6 +430,13 @@ class _Decoder:
             if not isinstance(key, _KEY_TYPES) or isinstance(key, tuple) and not _hashable(key):
                 raise _Damaged(f"its index has a {kind} key of type {type(key).__name__}")
             out[key] = self.decode(pair[1])
+        attrs = node.get("attrs", [])
+        if not isinstance(attrs, list) or attrs and kind == "dict":
+            raise _Damaged(f"its index has a {kind} node with invalid 'attrs'")
+        for pair in attrs:
+            if not (isinstance(pair, list) and len(pair) == 2 and _attr_name_ok(pair[0])):
+                raise _Damaged(f"its index has a {kind} attribute that is not a [name, value] pair")
+            setattr(out, pair[0], self.decode(pair[1]))
         return out
 
     def _tensor(self, spec):
@@ -440,6 +458,11 @@ class _Decoder:
         if spec["requires_grad"]:
             t.requires_grad_(True)
         return t
+
+
+def _attr_name_ok(name):
+    """An attribute name save writes and load sets: an identifier, not a dunder (__class__)."""
+    return isinstance(name, str) and name.isidentifier() and not name.startswith("__")
 
 
 def _hashable(key):

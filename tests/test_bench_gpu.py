@@ -215,7 +215,9 @@ def test_spin_kernel_compiles(arch):
     opts = [b"--std=c++17", f"--gpu-architecture={arch}".encode()]
     result, = nvrtc.nvrtcCompileProgram(prog, len(opts), opts)
     _, size = nvrtc.nvrtcGetProgramLogSize(prog)
-    log = b" " * size
+    # a fresh buffer for NVRTC to write into: b" " * 1 is CPython's shared b" ", and an empty log
+    # (size 1, the NUL) turned every b" " in the process into b"\x00" (later pickles misread)
+    log = bytes(size)
     nvrtc.nvrtcGetProgramLog(prog, log)
     nvrtc.nvrtcDestroyProgram(prog)
     assert result == nvrtc.nvrtcResult.NVRTC_SUCCESS, log.decode(errors="replace")

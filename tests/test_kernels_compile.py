@@ -20,12 +20,14 @@ def _compile(filename, arch):
     opts = [o.encode() for o in NVRTC_OPTIONS] + [f"--gpu-architecture={arch}".encode(), b"--ptxas-options=-v"]
     result, = nvrtc.nvrtcCompileProgram(prog, len(opts), opts)
     _, size = nvrtc.nvrtcGetProgramLogSize(prog)
-    log = b" " * size
+    # fresh buffers for NVRTC to write into: b" " * 1 is CPython's shared b" ", which a 1-byte
+    # result (an empty log's NUL) would overwrite for the whole process
+    log = bytes(size)
     nvrtc.nvrtcGetProgramLog(prog, log)
     ptx = ""
     if result == nvrtc.nvrtcResult.NVRTC_SUCCESS:
         _, size = nvrtc.nvrtcGetPTXSize(prog)
-        buf = b" " * size
+        buf = bytes(size)
         nvrtc.nvrtcGetPTX(prog, buf)
         ptx = buf.decode(errors="replace")
     nvrtc.nvrtcDestroyProgram(prog)
@@ -119,7 +121,7 @@ def test_optimizer_kernels_round_every_product_before_the_add(compiled, sfx, ker
     opts = [o.encode() for o in NVRTC_OPTIONS] + [b"--gpu-architecture=sm_90"]
     assert nvrtc.nvrtcCompileProgram(prog, len(opts), opts)[0] == nvrtc.nvrtcResult.NVRTC_SUCCESS
     _, size = nvrtc.nvrtcGetPTXSize(prog)
-    buf = b" " * size
+    buf = bytes(size)
     nvrtc.nvrtcGetPTX(prog, buf)
     nvrtc.nvrtcDestroyProgram(prog)
     assert re.search(r"\bfma\.rn\.f32\b", buf.decode()), "the control was not contracted: the check proves nothing"

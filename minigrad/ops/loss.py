@@ -292,7 +292,11 @@ class CrossEntropy(Builtin):
             elem = be.add(be.mul(elem, 1.0 - smoothing), be.mul(smooth, smoothing / c))
         if record:
             ctx.reduction, ctx.fast, ctx.logits, ctx.shapes = reduction, False, logits, (shape, (n, c, r))
-            ctx.valid, ctx.onehot, ctx.wt, ctx.weight, ctx.smoothing = valid, onehot, wt, weight, smoothing
+            # for the backward, an ignored target has no class: its row of the gradient is then
+            # p * 0 = +0 (or where(onehot, ...)'s +0), as torch's, not (p - 1) * 0 = -0 at class 0
+            # (the forward keeps class 0: -(logp[0] * 0) is torch's +0)
+            onehot_bw = be.mul(onehot, be.reshape(valid, (n, 1, r)))
+            ctx.valid, ctx.onehot, ctx.wt, ctx.weight, ctx.smoothing = valid, onehot_bw, wt, weight, smoothing
             ctx.save_for_backward(x)  # nll_loss: only to connect a create_graph gradient to x
         if reduction == "none":
             return _make(be.reshape(elem, shape[:1] + shape[2:] if len(shape) > 1 else ()), x._device)

@@ -32,6 +32,8 @@ class DataLoader:
                              "num_workers > 0 to enable multiprocessing, otherwise set prefetch_factor to None.")
         if persistent_workers and num_workers == 0:
             raise ValueError("persistent_workers option needs num_workers > 0")
+        if num_workers > 0 and prefetch_factor is None:
+            prefetch_factor = 2  # torch's default with workers (there are none to prefetch here)
 
         if isinstance(dataset, IterableDataset):
             for name, value in (("shuffle", shuffle), ("sampler", sampler), ("batch_sampler", batch_sampler)):
