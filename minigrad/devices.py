@@ -1,46 +1,84 @@
 """minigrad.device, and the canonical device objects tensors carry."""
 
+import re
+
 _TYPES = ("cpu", "cuda")
+_DEVICE_STRING = re.compile(r"([A-Za-z_]+)(?::([1-9][0-9]*|0))?")
 
 
 class device:
     """Like torch.device: device("cpu"), device("cuda"), device("cuda:1"), device("cuda", 1)."""
     __slots__ = ("type", "index")
 
-    def __init__(self, type, index=None):
-        if isinstance(type, device):
-            if index is not None:
-                raise TypeError("device(): an index cannot be given with a device object")
+    def __init__(self, *args, **kwargs):
+        # device(type, index=None) or device(device), by position or keyword; what torch's argument
+        # parser refuses gets its message (minigrad/_arg_errors.py)
+        if kwargs or not 1 <= len(args) <= 2:
+            from ._arg_errors import binds, call_error
+            if not args and list(kwargs) == ["device"]:
+                kwargs = {"type": kwargs["device"]}
+            elif not binds(args, kwargs, ("type", "index"), 1):
+                raise call_error("device", False, args, kwargs)
+            bound = dict(zip(("type", "index"), args), **kwargs)
+            type, index = bound["type"], bound.get("index")
+        else:
+            type, index = args[0], (args[1] if len(args) == 2 else None)
+        if isinstance(type, device) and index is None:
             self.type, self.index = type.type, type.index
             return
-        if isinstance(type, int) and not isinstance(type, bool):
-            type, index = "cuda", type  # torch.device(0) means cuda:0
-        if not isinstance(type, str):
-            raise TypeError(f"device(): expected a string or int, got {type.__class__.__name__}")
-        name, sep, idx = type.partition(":")
+        if type.__class__ is not str or (index is not None and index.__class__ is not int):
+            type, index = self._types(type, index, args, kwargs)
+        if type in _TYPES:  # the common case, without the grammar below
+            name, idx = type, None
+        else:
+            m = _DEVICE_STRING.fullmatch(type)  # torch's grammar: letters or _, then maybe :N
+            if m is None:
+                raise RuntimeError(f"Invalid device string: '{type}'")
+            name, idx = m.groups()
+        if idx is not None and int(idx) > 2 ** 31 - 1:
+            raise RuntimeError(f"Could not parse device index '{idx}' in device string '{type}'")
         if name not in _TYPES:
             raise RuntimeError(
-                f"Expected one of {', '.join(_TYPES)} device type at start of device string: {type}")
-        if sep:
+                f"Expected one of {', '.join(_TYPES)} device type at start of device string: {name}")
+        if idx is not None:
             if index is not None:
                 raise RuntimeError(f"type (string) must not include an index because index was passed explicitly: {type}")
-            if not idx.isdigit():
-                raise RuntimeError(f"Invalid device string: '{type}'")
             index = int(idx)
-        if index is not None:
-            if not isinstance(index, int) or isinstance(index, bool):
-                raise TypeError(f"device(): argument 'index' (position 2) must be int, not "
-                                f"{index.__class__.__name__}")
-            if index < 0:
-                raise RuntimeError("Device index must not be negative")
+        if index is not None and index < 0:
+            raise RuntimeError("Device index must not be negative")
         # an index is kept as given, the CPU's too (device('cpu', 0) is 'cpu:0', which is not
         # equal to device('cpu')); tensors on any CPU device are on minigrad's one CPU (canonical)
         self.type, self.index = name, index
 
+    @staticmethod
+    def _types(type, index, args, kwargs):
+        """(type, index) for arguments of other types than str and int: an int alone is a CUDA
+        index (torch.device(0) is cuda:0), a NumPy integer an index; else torch's TypeError."""
+        from ._arg_errors import call_error, _is_long
+        if index is None and _is_long(type) and not hasattr(type, "_data"):
+            return "cuda", int(type)
+        if type.__class__ is str and _is_long(index) and not hasattr(index, "_data"):
+            return type, int(index)
+        raise call_error("device", False, args, kwargs)
+
+    # as torch's: a device equals only a device of the same type and index, never a string
+    # (device("cpu") == "cpu" is False: compare d.type, or str(d)); ordering is refused
     def __eq__(self, other):
-        if isinstance(other, str):
-            other = device(other)
-        return isinstance(other, device) and self.type == other.type and self.index == other.index
+        if not isinstance(other, device):
+            return NotImplemented
+        return self.type == other.type and self.index == other.index
+
+    def __ne__(self, other):
+        if not isinstance(other, device):
+            return NotImplemented
+        return self.type != other.type or self.index != other.index
+
+    def __lt__(self, other):
+        if not isinstance(other, device):
+            return NotImplemented
+        raise TypeError("comparison not implemented")
+
+    __le__ = __gt__ = __ge__ = __lt__
 
     def __hash__(self):
         return hash((self.type, self.index))
@@ -54,7 +92,10 @@ class device:
         return self.type if self.index is None else f"{self.type}:{self.index}"
 
     def __reduce__(self):
-        return (device, (self.type, self.index))
+        return (device, (self.type,) if self.index is None else (self.type, self.index))
+
+
+device.__module__ = "minigrad"  # minigrad.device, as torch.device's is torch (the pickled name too)
 
 
 class _Device(device):

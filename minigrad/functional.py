@@ -1,7 +1,8 @@
 """The torch.* function forms of the Tensor ops (minigrad.exp(x), minigrad.cat([...]), ...)."""
 from . import dtypes as _dt
-from .ops import elementwise as _ew, join as _join, linalg as _linalg, nn_ops as _nn_ops
-from .ops.reduce import numpy_names as _np
+from .ops import elementwise as _ew, join as _join, linalg as _linalg, nn_ops as _nn_ops, shape as _shape
+from . import tensor_methods as _tm
+from ._arg_errors import ArgTypeError as _ArgTypeError, NOT_GIVEN as _NO, binds as _binds, call_error as _call_error
 from .tensor import Tensor
 
 
@@ -102,65 +103,15 @@ def _cmp(name):
 lt, le, gt, ge, eq, ne = _cmp("lt"), _cmp("le"), _cmp("gt"), _cmp("ge"), _cmp("eq"), _cmp("ne")
 
 
-# the reductions also take NumPy's spellings axis= and keepdims=, as torch's do
-def sum(input, dim=None, keepdim=False, *, dtype=None, axis=None, keepdims=None):
-    return _t(input, "sum").sum(dim, keepdim, dtype=dtype, axis=axis, keepdims=keepdims)
-
-
-def mean(input, dim=None, keepdim=False, *, dtype=None, axis=None, keepdims=None):
-    return _t(input, "mean").mean(dim, keepdim, dtype=dtype, axis=axis, keepdims=keepdims)
-
-
-def max(input, dim=None, keepdim=False, *, other=None, axis=None, keepdims=None):
-    from .ops.reduce import max as _max
-    dim, keepdim = _np("max", dim, keepdim, axis, keepdims)
-    return _max(_t(input, "max"), dim, keepdim, other=other)
-
-
-def min(input, dim=None, keepdim=False, *, other=None, axis=None, keepdims=None):
-    from .ops.reduce import min as _min
-    dim, keepdim = _np("min", dim, keepdim, axis, keepdims)
-    return _min(_t(input, "min"), dim, keepdim, other=other)
-
-
-def amax(input, dim=(), keepdim=False, *, axis=None, keepdims=None):
-    return _t(input, "amax").amax(dim, keepdim, axis=axis, keepdims=keepdims)
-
-
-def amin(input, dim=(), keepdim=False, *, axis=None, keepdims=None):
-    return _t(input, "amin").amin(dim, keepdim, axis=axis, keepdims=keepdims)
-
-
-def argmax(input, dim=None, keepdim=False, *, axis=None, keepdims=None):
-    return _t(input, "argmax").argmax(dim, keepdim, axis=axis, keepdims=keepdims)
-
-
-def argmin(input, dim=None, keepdim=False, *, axis=None, keepdims=None):
-    return _t(input, "argmin").argmin(dim, keepdim, axis=axis, keepdims=keepdims)
-
-
-def any(input, dim=None, keepdim=False, *, axis=None, keepdims=None):
-    return _t(input, "any").any(dim, keepdim, axis=axis, keepdims=keepdims)
-
-
-def all(input, dim=None, keepdim=False, *, axis=None, keepdims=None):
-    return _t(input, "all").all(dim, keepdim, axis=axis, keepdims=keepdims)
-
-
-def var(input, dim=None, unbiased=None, keepdim=False, *, correction=None, axis=None, keepdims=None):
-    return _t(input, "var").var(dim, unbiased, keepdim, correction=correction, axis=axis, keepdims=keepdims)
-
-
-def std(input, dim=None, unbiased=None, keepdim=False, *, correction=None, axis=None, keepdims=None):
-    return _t(input, "std").std(dim, unbiased, keepdim, correction=correction, axis=axis, keepdims=keepdims)
-
-
-def softmax(input, dim=None, dtype=None, *, axis=None):
-    return _t(input, "softmax").softmax(dim, dtype, axis=axis)
-
-
-def log_softmax(input, dim=None, dtype=None, *, axis=None):
-    return _t(input, "log_softmax").log_softmax(dim, dtype, axis=axis)
+# the reductions: made by the factories of their Tensor methods (tensor_methods.py), which give
+# an argument of the wrong type torch's message for the function form (got (Tensor, float))
+sum, mean = _tm.sum_mean("sum", False), _tm.sum_mean("mean", False)
+max, min = _tm.max_min("max", False), _tm.max_min("min", False)
+amax, amin = _tm.dim_keepdim("amax", False, ()), _tm.dim_keepdim("amin", False, ())
+argmax, argmin = _tm.dim_keepdim("argmax", False), _tm.dim_keepdim("argmin", False)
+any, all = _tm.dim_keepdim("any", False), _tm.dim_keepdim("all", False)
+var, std = _tm.var_std("var", False), _tm.var_std("std", False)
+softmax, log_softmax = _tm.softmax_like("softmax", False), _tm.softmax_like("log_softmax", False)
 
 
 def norm(input, p="fro", dim=None, keepdim=False, dtype=None):
@@ -199,55 +150,68 @@ def reshape(input, shape):
     return _t(input, "reshape").reshape(shape)
 
 
-def flatten(input, start_dim=0, end_dim=-1):
-    return _t(input, "flatten").flatten(start_dim, end_dim)
-
-
-def squeeze(input, dim=None):
-    return _t(input, "squeeze").squeeze(dim)
-
-
-def unsqueeze(input, dim):
-    return _t(input, "unsqueeze").unsqueeze(dim)
-
-
-def transpose(input, dim0, dim1):
-    return _t(input, "transpose").transpose(dim0, dim1)
+flatten, squeeze, unsqueeze, transpose = (_tm.positional(name, *_tm.SHAPE_OPS[name], False)
+                                          for name in ("flatten", "squeeze", "unsqueeze", "transpose"))
 
 
 def t(input):
     return _t(input, "t").t()
 
 
-def permute(input, dims):
-    return _t(input, "permute").permute(dims)
+def permute(*args, **kwargs):
+    """permute(input, dims), by position or keyword."""
+    if not _binds(args, kwargs, ("input", "dims"), 2):
+        raise _call_error("permute", False, args, kwargs)
+    bound = dict(zip(("input", "dims"), args), **kwargs)
+    if not isinstance(bound["input"], Tensor) or not isinstance(bound["dims"], (tuple, list)):
+        raise _call_error("permute", False, args, kwargs)
+    try:
+        return _shape.permute(bound["input"], bound["dims"])
+    except _ArgTypeError as e:
+        raise _call_error("permute", False, args, kwargs, e) from None
 
 
 def clone(input):
     return _t(input, "clone").clone()
 
 
-def cat(tensors, dim=0, *, axis=None):
-    if axis is not None:
-        dim, _ = _np("cat", None if dim == 0 else dim, False, axis, None)
-    return _join.cat(tensors, dim)
+def _joining(name, fn):
+    """cat, concat, stack: (tensors, dim=0) by position or keyword, and NumPy's axis= for dim."""
+    def error(args, skip, tensors, dim, axis=None, e=None):
+        kwargs = {k: v for k, v in (("tensors", tensors), ("dim", dim))[skip:] if v is not _NO}
+        if axis is not None:
+            kwargs["axis"] = axis
+        return _call_error(name, False, args, kwargs, e)
+
+    def join(*args, tensors=_NO, dim=_NO, axis=None):
+        if len(args) == 2 and tensors is _NO and dim is _NO:
+            tensors, dim = args
+        elif len(args) == 1 and tensors is _NO:
+            tensors = args[0]
+        elif args or tensors is _NO:
+            raise error(args, 0, tensors, dim, axis)
+        if axis is not None:  # as torch's parser: axis names dim when dim is not given
+            if dim is not _NO:
+                raise error(args, len(args), tensors, dim, axis)
+            dim = axis
+        if tensors.__class__ is not list and tensors.__class__ is not tuple:
+            raise error(args, len(args), tensors, dim)
+        try:
+            return fn(tensors, 0 if dim is _NO else dim)
+        except _ArgTypeError as e:
+            raise error(args, len(args), tensors, dim, None, e) from None
+    join.__name__ = join.__qualname__ = name
+    return join
 
 
-concat = cat
-
-
-def stack(tensors, dim=0, *, axis=None):
-    if axis is not None:
-        dim, _ = _np("stack", None if dim == 0 else dim, False, axis, None)
-    return _join.stack(tensors, dim)
+cat, concat, stack = _joining("cat", _join.cat), _joining("concat", _join.cat), _joining("stack", _join.stack)
 
 
 def split(tensor, split_size_or_sections, dim=0):
-    return _join.split(tensor, split_size_or_sections, dim)
+    return _t(tensor, "split").split(split_size_or_sections, dim)
 
 
-def chunk(input, chunks, dim=0):
-    return _join.chunk(input, chunks, dim)
+chunk = _tm.positional("chunk", *_tm.SHAPE_OPS["chunk"], False)
 
 
 def numel(input):

@@ -8,6 +8,7 @@ from .autograd import backward as _backward
 from .devices import canonical, CPU
 
 _new = object.__new__
+_NOT_GIVEN = object()  # an argument not given (minigrad/_arg_errors.py's NOT_GIVEN)
 
 
 def _make(data, device):
@@ -94,10 +95,22 @@ class Tensor:
     def shape(self):
         return Size(self._data.shape)
 
-    def size(self, dim=None):
+    def size(self, dim_=_NOT_GIVEN, /, *, dim=None):
+        # dim by position (dim_) or by keyword, kept apart for torch's argument errors
+        if dim_ is not _NOT_GIVEN:
+            if dim is not None:
+                from ._arg_errors import call_error
+                raise call_error("size", True, (dim_,), {"dim": dim})
+            dim = dim_
         if dim is None:
             return Size(self._data.shape)
-        return self._data.shape[_wrap_dim(dim, self._data.ndim, "size")]
+        try:
+            return self._data.shape[_wrap_dim(dim, self._data.ndim, "size")]
+        except TypeError as e:  # an ArgTypeError
+            from ._arg_errors import call_error
+            positional = dim_ is not _NOT_GIVEN
+            raise call_error("size", True, (dim_,) if positional else (), {} if positional else {"dim": dim},
+                             e) from None
 
     def dim(self):
         return self._data.ndim
@@ -141,13 +154,14 @@ class Tensor:
 
     @requires_grad.setter
     def requires_grad(self, value):
-        if self.grad_fn is not None:
+        if stored_grad_fn(self) is not None:
             raise RuntimeError("you can only change requires_grad flags of leaf variables. If you want "
                                "to use a computed variable in a subgraph that doesn't require "
                                "differentiation use var_no_grad = var.detach().")
         if value and self._data.dtype.kind != "f":
             raise RuntimeError("Only Tensors of floating point and complex dtype can require gradients")
-        self._requires_grad = bool(value)
+        if self._no_grad_view is None:  # a view made in no_grad mode requires grad as its base does
+            self._requires_grad = bool(value)
 
     def requires_grad_(self, requires_grad=True):
         self.requires_grad = requires_grad
@@ -156,11 +170,7 @@ class Tensor:
     @property
     def grad(self):
         if self.grad_fn is not None and not self._retains_grad and self._grad is None:
-            import warnings
-            warnings.warn("The .grad attribute of a Tensor that is not a leaf Tensor is being accessed. "
-                          "Its .grad attribute won't be populated during autograd.backward(). If you "
-                          "indeed want the .grad field to be populated for a non-leaf Tensor, use "
-                          ".retain_grad() on the non-leaf Tensor.", UserWarning, stacklevel=2)
+            _non_leaf_grad_warning()
         return self._grad
 
     @grad.setter
@@ -278,10 +288,15 @@ class Tensor:
         if d not in (_dt.get_default_dtype(), _dt.int64, _dt.bool_) or (
                 self._data.size == 0 and d is not _dt.get_default_dtype()):
             suffixes.append(f"dtype={d!r}")
-        if self.grad_fn is not None:
-            suffixes.append(f"grad_fn=<{self.grad_fn.name()}>")
-        elif self._requires_grad:
-            suffixes.append("requires_grad=True")
+        try:
+            fn = self.grad_fn
+        except RuntimeError:  # a view made in no_grad mode and modified in place since: as torch prints it
+            suffixes.append("grad_fn=<Invalid>")
+        else:
+            if fn is not None:
+                suffixes.append(f"grad_fn=<{fn.name()}>")
+            elif self._requires_grad:
+                suffixes.append("requires_grad=True")
         return tensor_repr(self._device.backend.to_numpy(self._data), suffixes)
 
     __str__ = __repr__
@@ -372,14 +387,18 @@ class Tensor:
         return t
 
     def detach_(self):
-        if self._base is not None and self.grad_fn is not None:
-            raise RuntimeError("Can't detach views in-place. Use detach() instead.")
+        if self._base is not None:
+            raise RuntimeError(
+                "Can't detach views in-place. Use detach() instead. If you are using DistributedDataParallel (DDP) "
+                "for training, and gradient_as_bucket_view is set as True, gradients are views of DDP buckets, and "
+                "hence detach_() cannot be called on these gradients. To fix this error, please refer to the "
+                "Optimizer.zero_grad() function in minigrad/optim/optimizer.py as the solution.")
         self.grad_fn = None
         self._requires_grad = False
         return self
 
     def retain_grad(self):
-        if self.grad_fn is None:
+        if stored_grad_fn(self) is None:
             if not self._requires_grad:
                 raise RuntimeError("can't retain_grad on Tensor that has requires_grad=False")
             return
@@ -432,6 +451,63 @@ class _HookHandle:
         self.remove()
 
 
+class _NoGradView(Tensor):
+    """The class of a view made in no_grad mode of a tensor that requires grad, and of the views
+    made from one in grad mode. torch computes a view's grad_fn when it is read, and for these
+    views refuses to once the view, its base or another view of it was modified in place since
+    (even in no_grad mode): reading .grad_fn (or is_leaf, or using the view in grad mode) then
+    raises. So only these tensors read grad_fn through a property; every other tensor keeps it
+    as a plain attribute, whose reads cost what they did. The class passes for Tensor (its name,
+    and every isinstance); type(t) is the one thing that tells it apart."""
+    __slots__ = ()
+
+    @property
+    def grad_fn(self):
+        fn = self.__dict__.get("grad_fn")
+        if self._vc[0] != self._view_mark_version():
+            from .ops.view_inplace import no_grad_view_error
+            raise no_grad_view_error(self, fn)
+        return fn
+
+    @grad_fn.setter
+    def grad_fn(self, fn):
+        self.__dict__["grad_fn"] = fn
+
+    def _view_mark_version(self):
+        """The version of the memory when the view made in no_grad mode (this one, or the one
+        this view was made from) was made."""
+        t = self
+        while t._no_grad_view is None and t._view_replay is not None:
+            t = t._view_replay[0]
+        return t._no_grad_view if t._no_grad_view is not None else self._vc[0]
+
+    @property
+    def grad(self):  # torch decides on the warning by the stored grad_fn (C++'s is_leaf): no error
+        if stored_grad_fn(self) is not None and not self._retains_grad and self._grad is None:
+            _non_leaf_grad_warning()
+        return self._grad
+
+    grad = grad.setter(Tensor.grad.fset)
+
+
+_NoGradView.__name__ = _NoGradView.__qualname__ = "Tensor"
+
+
+def stored_grad_fn(t):
+    """t's grad_fn as stored, which reading never raises (torch's C++ is_leaf reads it so). Only
+    a _NoGradView's __dict__ is read: reading a tensor's __dict__ makes CPython give it a dict of
+    its own, which slows every later attribute read on it (a Parameter's too)."""
+    return t.__dict__.get("grad_fn") if t.__class__ is _NoGradView else t.grad_fn
+
+
+def _non_leaf_grad_warning():
+    import warnings
+    warnings.warn("The .grad attribute of a Tensor that is not a leaf Tensor is being accessed. "
+                  "Its .grad attribute won't be populated during autograd.backward(). If you "
+                  "indeed want the .grad field to be populated for a non-leaf Tensor, use "
+                  ".retain_grad() on the non-leaf Tensor.", UserWarning, stacklevel=3)
+
+
 def _rebuild(array, device, requires_grad):
     from .creation import tensor
     return tensor(array, device=device, requires_grad=requires_grad)
@@ -439,9 +515,12 @@ def _rebuild(array, device, requires_grad):
 
 def _wrap_dim(dim, ndim, op=None):
     """A possibly negative dim as an index in range, or torch's IndexError; for a dim that is no
-    integer (1.5, "a"), torch's TypeError for the op named op (minigrad/_arg_errors.py)."""
-    if not isinstance(dim, int):
+    integer (1.5, "a", or a bool, which torch refuses as a dim), an ArgTypeError with torch's
+    message for the op named op (minigrad/_arg_errors.py)."""
+    if dim.__class__ is not int:
         try:
+            if dim.__class__ is bool:
+                raise TypeError
             dim = operator.index(dim)
         except TypeError:
             from ._arg_errors import dim_type_error
@@ -452,7 +531,31 @@ def _wrap_dim(dim, ndim, op=None):
     return dim + n if dim < 0 else dim
 
 
+def _wrap_dims(dims, ndim):
+    """A non-empty tuple or list of dims, each wrapped into range (_index_dims, then _wrap_dim)."""
+    return tuple([_wrap_dim(d, ndim) for d in _index_dims(dims)])
+
+
+def _index_dims(dims):
+    """A non-empty tuple or list of dims as ints, or an ArgTypeError. As torch's parser does, the
+    first element decides whether it is a tuple of ints at all (a bool is not); the others are
+    then taken as integers, a bool too (x.sum((0, True)) sums dims 0 and 1)."""
+    out = []
+    for d in dims:
+        if d.__class__ is not int:
+            try:
+                if d.__class__ is bool and not out:
+                    raise TypeError
+                d = int(operator.index(d))
+            except TypeError:
+                from ._arg_errors import dim_type_error
+                raise dim_type_error(None, d) from None
+        out.append(d)
+    return out
+
+
 _function.Tensor = Tensor
+_function.NoGradView = _NoGradView
 _engine._make = _make
 from . import tensor_methods  # noqa: E402,F401  (attaches the op methods to Tensor)
 from .ops.elementwise import ToCopy as _ToCopy  # noqa: E402  (ops import this module first)

@@ -4,8 +4,11 @@ Each is a thin call into minigrad/ops, where the op is written once for every ba
 """
 from .autograd.function import apply_unary
 from .ops import elementwise as ew, reduce as red, linalg, shape as sh, index as ix, join, nn_ops
-from .ops.elementwise import binary, rbinary, compare
+from .ops.elementwise import rbinary, compare
 from .ops.inplace import inplace, inplace_arith
+from . import _arg_errors
+from ._arg_errors import ArgTypeError, binds as _binds, call_error as _call_error, given as _given
+from .dtypes import dtype as _dtype
 from .tensor import Tensor, _make
 
 
@@ -114,70 +117,221 @@ Tensor.clip = Tensor.clamp
 
 
 # ---- reductions -----------------------------------------------------------------------
-# each also takes NumPy's spellings axis= and keepdims=, as torch's do (x.sum(axis=0))
+# Each takes its arguments by position or by keyword, as torch's do, and NumPy's spellings axis=
+# and keepdims= (x.sum(axis=0)). The positional ones arrive apart (*args) so that an argument of
+# the wrong type gets torch's message for the way it was given (x.sum(1.5): "got (float)",
+# x.sum(dim=1.5): "got (dim=float, )"), worked out only then (_arg_errors.call_error). Each
+# reduction is made once by a factory for both its forms, the Tensor method (method=True) and
+# the function (minigrad.sum(input, ...), in functional.py).
 _np = red.numpy_names
+_NO = _arg_errors.NOT_GIVEN
 
 
-def _sum(self, dim=None, keepdim=False, *, dtype=None, axis=None, keepdims=None):
-    if axis is not None or keepdims is not None:
-        dim, keepdim = _np("sum", dim, keepdim, axis, keepdims)
-    return red.sum(self, dim, keepdim, dtype=dtype)
+def _keepdim_error(keepdim):
+    return ArgTypeError(f"argument 'keepdim' must be bool, not {_arg_errors.type_name(keepdim)}")
 
 
-def _mean(self, dim=None, keepdim=False, *, dtype=None, axis=None, keepdims=None):
-    if axis is not None or keepdims is not None:
-        dim, keepdim = _np("mean", dim, keepdim, axis, keepdims)
-    return red.mean(self, dim, keepdim, dtype=dtype)
-
-
-def _reduction(name, default_dim=None):
+def sum_mean(name, method):
     fn = getattr(red, name)
+    names, defaults = ("dim", "keepdim", "dtype"), (None, False, None)
 
-    def method(self, dim=default_dim, keepdim=False, *, axis=None, keepdims=None):
+    def error(x, args, values, skip, e=None):
+        return _call_error(name, method, args if method else (x,) + args, _given(names, values, defaults, skip), e)
+
+    def reduce(x, *args, dim=None, keepdim=False, dtype=None, axis=None, keepdims=None):
+        if not method and not isinstance(x, Tensor):
+            raise error(x, args, (dim, keepdim, dtype), 0)
+        if args:
+            if len(args) == 1 and dim is None:
+                dim = args[0]
+            elif len(args) == 2 and dim is None and keepdim is False:
+                dim, keepdim = args
+            else:
+                raise error(x, args, (dim, keepdim, dtype), 0)
         if axis is not None or keepdims is not None:
             dim, keepdim = _np(name, dim, keepdim, axis, keepdims)
-        return fn(self, dim, keepdim)
-    method.__name__ = name
-    return method
+        try:
+            if keepdim.__class__ is not bool:
+                raise _keepdim_error(keepdim)
+            if dtype is not None and dtype.__class__ is not _dtype:
+                raise ArgTypeError(f"argument 'dtype' must be minigrad.dtype, not {_arg_errors.type_name(dtype)}")
+            return fn(x, dim, keepdim, dtype=dtype)
+        except ArgTypeError as e:
+            raise error(x, args, (dim, keepdim, dtype), len(args), e) from None
+    reduce.__name__ = reduce.__qualname__ = name
+    return reduce
 
 
-def _var_std(name):
+def dim_keepdim(name, method, default_dim=None):
+    """amax, amin, argmax, argmin, any, all: (dim, keepdim)."""
     fn = getattr(red, name)
+    names, defaults = ("dim", "keepdim"), (default_dim, False)
 
-    def method(self, dim=None, unbiased=None, keepdim=False, *, correction=None, axis=None, keepdims=None):
+    def error(x, args, values, skip, e=None):
+        return _call_error(name, method, args if method else (x,) + args, _given(names, values, defaults, skip), e)
+
+    def reduce(x, *args, dim=default_dim, keepdim=False, axis=None, keepdims=None):
+        if not method and not isinstance(x, Tensor):
+            raise error(x, args, (dim, keepdim), 0)
+        if args:
+            if len(args) == 1 and dim is default_dim:
+                dim = args[0]
+            elif len(args) == 2 and dim is default_dim and keepdim is False:
+                dim, keepdim = args
+            else:
+                raise error(x, args, (dim, keepdim), 0)
         if axis is not None or keepdims is not None:
             dim, keepdim = _np(name, dim, keepdim, axis, keepdims)
-        return fn(self, dim, unbiased, keepdim, correction=correction)
-    method.__name__ = name
-    return method
+        try:
+            if keepdim.__class__ is not bool:
+                raise _keepdim_error(keepdim)
+            return fn(x, dim, keepdim)
+        except ArgTypeError as e:
+            raise error(x, args, (dim, keepdim), len(args), e) from None
+    reduce.__name__ = reduce.__qualname__ = name
+    return reduce
 
 
-def _softmax_method(name):
+def max_min(name, method):
+    """max and min: (dim, keepdim) for values and indices, or a tensor (other) for the
+    elementwise extreme, or nothing. torch's take no dim=None, so dim defaults to _NO."""
     fn = getattr(red, name)
+    names, defaults = ("dim", "keepdim"), (_NO, False)
 
-    def method(self, dim=None, dtype=None, *, axis=None):
+    def error(x, args, values, skip, e=None):
+        return _call_error(name, method, args if method else (x,) + args, _given(names, values, defaults, skip), e)
+
+    def reduce(x, *args, dim=_NO, keepdim=False, other=None, axis=None, keepdims=None):
+        if not method and not isinstance(x, Tensor):
+            raise error(x, args, (dim, keepdim), 0)
+        if args:
+            if len(args) == 1 and dim is _NO:
+                dim = args[0]
+            elif len(args) == 2 and dim is _NO and keepdim is False:
+                dim, keepdim = args
+            else:
+                raise error(x, args, (dim, keepdim), 0)
+        if axis is not None or keepdims is not None:
+            dim, keepdim = _np(name, None if dim is _NO else dim, keepdim, axis, keepdims)
+        try:
+            if keepdim.__class__ is not bool:
+                raise _keepdim_error(keepdim)
+            if dim.__class__ is int and other is None:
+                return fn(x, dim, keepdim)
+            if other is not None:
+                return fn(x, None if dim is _NO else dim, keepdim, other=other)
+            if dim is _NO:
+                return fn(x, None, keepdim)
+            if dim is None:
+                raise ArgTypeError(f"{name}(): argument 'dim' must be int, not NoneType")
+            if isinstance(dim, Tensor) and (len(args) != 1 or keepdim):
+                dim = dim.__index__()  # a tensor given as dim (by keyword, or with keepdim) is one
+            return fn(x, dim, keepdim)  # a tensor alone, by position, is other
+        except ArgTypeError as e:
+            raise error(x, args, (dim, keepdim), len(args), e) from None
+    reduce.__name__ = reduce.__qualname__ = name
+    return reduce
+
+
+def var_std(name, method):
+    fn = getattr(red, name)
+    # unbiased defaults to _NO: torch's var and std take no unbiased=None
+    names, defaults = ("dim", "unbiased", "keepdim", "correction"), (None, _NO, False, None)
+
+    def error(x, args, values, skip, e=None):
+        return _call_error(name, method, args if method else (x,) + args, _given(names, values, defaults, skip), e)
+
+    def reduce(x, *args, dim=None, unbiased=_NO, keepdim=False, correction=None, axis=None, keepdims=None):
+        if not method and not isinstance(x, Tensor):
+            raise error(x, args, (dim, unbiased, keepdim, correction), 0)
+        positional_unbiased = False
+        if args:
+            if len(args) == 1 and args[0].__class__ is bool and dim is None and unbiased is _NO:
+                unbiased, positional_unbiased = args[0], True  # var(True) is var(unbiased=True), as in torch
+            elif len(args) > 3 or dim is not None or (len(args) >= 2 and unbiased is not _NO) or (
+                    len(args) == 3 and keepdim is not False):
+                raise error(x, args, (dim, unbiased, keepdim, correction), 0)
+            else:
+                dim = args[0]
+                if len(args) >= 2:
+                    unbiased = args[1]
+                if len(args) == 3:
+                    keepdim = args[2]
+        if axis is not None or keepdims is not None:
+            dim, keepdim = _np(name, dim, keepdim, axis, keepdims)
+        try:
+            if keepdim.__class__ is not bool:
+                raise _keepdim_error(keepdim)
+            if unbiased is not _NO and unbiased.__class__ is not bool:
+                raise ArgTypeError(f"argument 'unbiased' must be bool, not {_arg_errors.type_name(unbiased)}")
+            return fn(x, dim, None if unbiased is _NO else unbiased, keepdim, correction=correction)
+        except ArgTypeError as e:
+            if positional_unbiased:
+                raise error(x, args, (dim, _NO, keepdim, correction), 0, e) from None
+            raise error(x, args, (dim, unbiased, keepdim, correction), len(args), e) from None
+    reduce.__name__ = reduce.__qualname__ = name
+    return reduce
+
+
+def softmax_like(name, method):
+    fn = getattr(red, name)
+    names, defaults = ("dim", "dtype"), (_NO, None)
+
+    def error(x, args, values, skip, e=None):
+        return _call_error(name, method, args if method else (x,) + args, _given(names, values, defaults, skip), e)
+
+    def softmax(x, *args, dim=_NO, dtype=None, axis=None):
+        if not method and not isinstance(x, Tensor):
+            raise error(x, args, (dim, dtype), 0)
+        if args:
+            if len(args) == 1 and dim is _NO:
+                dim = args[0]
+            elif len(args) == 2 and dim is _NO and dtype is None:
+                dim, dtype = args
+            else:
+                raise error(x, args, (dim, dtype), 0)
         if axis is not None:
-            dim, _ = _np(name, dim, False, axis, None)
-        return fn(self, dim, dtype)
-    method.__name__ = name
-    return method
+            dim, _ = _np(name, None if dim is _NO else dim, False, axis, None)
+        try:
+            if dim is _NO:
+                raise ArgTypeError(f"{name}() missing required argument 'dim'")
+            return fn(x, dim, dtype)
+        except ArgTypeError as e:
+            raise error(x, args, (dim, dtype), len(args), e) from None
+    softmax.__name__ = softmax.__qualname__ = name
+    return softmax
 
 
-Tensor.sum = _sum
-Tensor.mean = _mean
-Tensor.max = _reduction("max")
-Tensor.min = _reduction("min")
-Tensor.amax = _reduction("amax", ())
-Tensor.amin = _reduction("amin", ())
-Tensor.argmax = _reduction("argmax")
-Tensor.argmin = _reduction("argmin")
-Tensor.any = _reduction("any")
-Tensor.all = _reduction("all")
-Tensor.var = _var_std("var")
-Tensor.std = _var_std("std")
-Tensor.softmax = _softmax_method("softmax")
-Tensor.log_softmax = _softmax_method("log_softmax")
-Tensor.norm = lambda self, p="fro", dim=None, keepdim=False, dtype=None: red.norm(self, p, dim, keepdim, dtype)
+Tensor.sum = sum_mean("sum", True)
+Tensor.mean = sum_mean("mean", True)
+Tensor.max = max_min("max", True)
+Tensor.min = max_min("min", True)
+Tensor.amax = dim_keepdim("amax", True, ())
+Tensor.amin = dim_keepdim("amin", True, ())
+Tensor.argmax = dim_keepdim("argmax", True)
+Tensor.argmin = dim_keepdim("argmin", True)
+Tensor.any = dim_keepdim("any", True)
+Tensor.all = dim_keepdim("all", True)
+Tensor.var = var_std("var", True)
+Tensor.std = var_std("std", True)
+Tensor.softmax = softmax_like("softmax", True)
+Tensor.log_softmax = softmax_like("log_softmax", True)
+
+
+def _norm(self, p="fro", dim=None, keepdim=False, dtype=None):
+    try:
+        if keepdim.__class__ is not bool:
+            raise _keepdim_error(keepdim)
+        return red.norm(self, p, dim, keepdim, dtype)
+    except ArgTypeError as e:
+        if p == "fro" and dim is not None and not isinstance(dim, int) and not hasattr(dim, "__len__"):
+            raise TypeError(f"object of type '{type(dim).__name__}' has no len()") from None  # torch's len(dim) <= 2
+        # torch's Tensor.norm calls linalg.vector_norm(input, p, [dim] or dim, keepdim, dtype=dtype)
+        args = (self, 2 if p in ("fro", None) else p, [dim] if isinstance(dim, int) else dim, keepdim)
+        raise _call_error("linalg_vector_norm", False, args, {"dtype": dtype}, e) from None
+
+
+Tensor.norm = _norm
 Tensor.nonzero = lambda self, *, as_tuple=False: ix.nonzero(self, as_tuple)
 Tensor.dot = lambda self, other: linalg.dot(self, other)
 
@@ -211,15 +365,175 @@ Tensor.allclose = lambda self, other, rtol=1e-05, atol=1e-08, equal_nan=False: \
 # ---- shape ----------------------------------------------------------------------------
 Tensor.reshape = lambda self, *shape: sh.reshape(self, _dims_arg(shape))
 Tensor.view = lambda self, *shape: sh.view(self, _dims_arg(shape))
-Tensor.flatten = lambda self, start_dim=0, end_dim=-1: sh.flatten(self, start_dim, end_dim)
-Tensor.squeeze = lambda self, dim=None: sh.squeeze(self, dim)
-Tensor.unsqueeze = lambda self, dim: sh.unsqueeze(self, dim)
-Tensor.transpose = lambda self, dim0, dim1: sh.transpose(self, dim0, dim1)
-Tensor.swapaxes = Tensor.swapdims = Tensor.transpose
+
+
+def positional(name, fn, names, required, method):
+    """A shape op (either form, as the reductions) whose arguments, names (the first `required`
+    of them with no default), come by position or by keyword, as torch's do: fn takes them the
+    same way, under the same names. (The hot Tensor methods below are written out, faster.)"""
+    squeeze = name == "squeeze"  # x.squeeze(0, 1) is x.squeeze((0, 1)); x.squeeze(None) is refused
+
+    def op(x, *args, **kwargs):
+        if squeeze and (args or kwargs):
+            if (args and args[0] is None) or kwargs.get("dim", 0) is None:
+                raise _call_error(name, method, args if method else (x,) + args, kwargs)
+            if method and len(args) > 1:
+                args = (args,)
+        if kwargs or not required <= len(args) <= len(names) or (not method and not isinstance(x, Tensor)):
+            if not _binds(args, kwargs, names, required) or (not method and not isinstance(x, Tensor)):
+                raise _call_error(name, method, args if method else (x,) + args, kwargs)
+        try:
+            return fn(x, *args, **kwargs) if kwargs else fn(x, *args)
+        except ArgTypeError as e:
+            raise _call_error(name, method, args if method else (x,) + args, kwargs, e) from None
+    op.__name__ = op.__qualname__ = name
+    return op
+
+
+SHAPE_OPS = {  # name: (op, its arguments, how many are required), for positional()
+    "flatten": (sh.flatten, ("start_dim", "end_dim"), 0), "squeeze": (sh.squeeze, ("dim",), 0),
+    "unsqueeze": (sh.unsqueeze, ("dim",), 1), "transpose": (sh.transpose, ("dim0", "dim1"), 2),
+    "chunk": (join.chunk, ("chunks", "dim"), 1),
+}
+
+
+# The hot shape methods take their arguments positional-only under private names and keyword-
+# only under torch's (no *args tuple to build, which costs a call more): what came by position is
+# what is not _NO, so an argument of the wrong type still gets torch's message for how it came.
+# (Python's own message for too many positional arguments is the one left unlike torch's.)
+
+def _wrong(name, args, e=None, **kwargs):
+    """torch's error for the Tensor method name called with the positional arguments args (those
+    not _NO) and the keyword arguments kwargs (those not _NO)."""
+    return _call_error(name, True, tuple(a for a in args if a is not _NO),
+                       {k: v for k, v in kwargs.items() if v is not _NO}, e)
+
+
+def _unsqueeze(self, dim_=_NO, /, *, dim=_NO):
+    if dim_ is not _NO:
+        if dim is not _NO:
+            raise _wrong("unsqueeze", (dim_,), dim=dim)
+        dim = dim_
+    elif dim is _NO:
+        raise _wrong("unsqueeze", ())
+    try:
+        return sh.unsqueeze(self, dim)
+    except ArgTypeError as e:
+        raise _wrong("unsqueeze", (dim_,), e, dim=_NO if dim_ is not _NO else dim) from None
+
+
+def _squeeze(self, *args, dim=_NO):
+    if args:
+        if dim is not _NO or args[0] is None:
+            raise _wrong("squeeze", args, dim=dim)
+        dim = args[0] if len(args) == 1 else args  # x.squeeze(0, 1) is x.squeeze((0, 1))
+    elif dim is None:
+        raise _wrong("squeeze", args, dim=dim)
+    try:
+        return sh.squeeze(self, None if dim is _NO else dim)
+    except ArgTypeError as e:
+        raise _wrong("squeeze", args, e, dim=_NO if args else dim) from None
+
+
+def _transposing(name, first, second):
+    """The general path of transpose(dim0, dim1) and its aliases swapdims and swapaxes(axis0,
+    axis1): any mix of positional (d0, d1) and keyword (k0, k1) arguments."""
+    def call(self, d0, d1, k0, k1):
+        args = tuple(d for d in (d0, d1) if d is not _NO)
+        kwargs = {n: k for n, k in ((first, k0), (second, k1)) if k is not _NO}
+        if not _binds(args, kwargs, (first, second), 2) or (d0 is _NO and d1 is not _NO):
+            raise _call_error(name, True, args, kwargs)
+        dims = args + tuple(kwargs[n] for n in (first, second)[len(args):])
+        try:
+            return sh.transpose(self, *dims)
+        except ArgTypeError as e:
+            raise _call_error(name, True, args, kwargs, e) from None
+    return call
+
+
+_transpose_call = _transposing("transpose", "dim0", "dim1")
+_swapdims_call = _transposing("swapdims", "dim0", "dim1")
+_swapaxes_call = _transposing("swapaxes", "axis0", "axis1")
+
+
+def _transpose(self, d0=_NO, d1=_NO, /, *, dim0=_NO, dim1=_NO):
+    if d1 is _NO or dim0 is not _NO or dim1 is not _NO:
+        return _transpose_call(self, d0, d1, dim0, dim1)
+    try:
+        return sh.transpose(self, d0, d1)
+    except ArgTypeError as e:
+        raise _call_error("transpose", True, (d0, d1), {}, e) from None
+
+
+def _swapdims(self, d0=_NO, d1=_NO, /, *, dim0=_NO, dim1=_NO):
+    if d1 is _NO or dim0 is not _NO or dim1 is not _NO:
+        return _swapdims_call(self, d0, d1, dim0, dim1)
+    try:
+        return sh.transpose(self, d0, d1)
+    except ArgTypeError as e:
+        raise _call_error("swapdims", True, (d0, d1), {}, e) from None
+
+
+def _swapaxes(self, d0=_NO, d1=_NO, /, *, axis0=_NO, axis1=_NO):
+    return _swapaxes_call(self, d0, d1, axis0, axis1)
+
+
+def _flatten(self, start_dim_=_NO, end_dim_=_NO, /, *, start_dim=_NO, end_dim=_NO):
+    if start_dim_ is not _NO:
+        if start_dim is not _NO or (end_dim_ is not _NO and end_dim is not _NO):
+            raise _wrong("flatten", (start_dim_, end_dim_), start_dim=start_dim, end_dim=end_dim)
+        start_dim = start_dim_
+        if end_dim_ is not _NO:
+            end_dim = end_dim_
+    try:
+        return sh.flatten(self, 0 if start_dim is _NO else start_dim, -1 if end_dim is _NO else end_dim)
+    except ArgTypeError as e:
+        raise _wrong("flatten", (start_dim_, end_dim_), e, start_dim=_NO if start_dim_ is not _NO else start_dim,
+                     end_dim=_NO if end_dim_ is not _NO else end_dim) from None
+
+
+for _f, _name in ((_unsqueeze, "unsqueeze"), (_flatten, "flatten"), (_transpose, "transpose"),
+                  (_swapdims, "swapdims"), (_swapaxes, "swapaxes")):
+    _f.__name__ = _f.__qualname__ = _name  # as Python's own errors name them
+Tensor.unsqueeze = _unsqueeze
+Tensor.squeeze = _squeeze
+Tensor.transpose = _transpose
+Tensor.swapdims = _swapdims
+Tensor.swapaxes = _swapaxes
+Tensor.flatten = _flatten
+Tensor.chunk = positional("chunk", *SHAPE_OPS["chunk"], True)
+
+
+def _permute(self, *args, **kwargs):
+    """x.permute(1, 0), x.permute((1, 0)), x.permute(dims=(1, 0))."""
+    if kwargs or not args:
+        if args or list(kwargs) != ["dims"] or not isinstance(kwargs["dims"], (tuple, list)):
+            raise _call_error("permute", True, args, kwargs)
+        dims = kwargs["dims"]
+    else:
+        dims = args[0] if len(args) == 1 and isinstance(args[0], (tuple, list)) else args
+    try:
+        if len(args) > 1 and isinstance(args[0], (tuple, list)):
+            raise ArgTypeError("permute(): a tuple of dims, then more")
+        return sh.permute(self, dims)
+    except ArgTypeError as e:
+        raise _call_error("permute", True, args, kwargs, e) from None
+
+
+def _split(self, split_size, dim=0):
+    try:
+        return join.split(self, split_size, dim)
+    except ArgTypeError as e:  # torch's Tensor.split passes its arguments on by position, to
+        # split (an int split_size) or split_with_sizes (anything else)
+        op = "split" if isinstance(split_size, int) else "split_with_sizes"
+        raise _call_error(op, False, (self, split_size, dim), {}, e) from None
+
+
+_split.__name__, _split.__qualname__ = "split", "Tensor.split"  # as Python's own errors name it
 Tensor.t = lambda self: sh.t(self)
 Tensor.T = property(lambda self: sh.permute(self, tuple(range(self._data.ndim))[::-1]))
 Tensor.mT = property(lambda self: sh.transpose(self, -2, -1))
-Tensor.permute = lambda self, *dims: sh.permute(self, tuple(_dims_arg(dims)))
+Tensor.permute = _permute
 Tensor.expand = lambda self, *sizes: sh.expand(self, tuple(_dims_arg(sizes)))
 Tensor.expand_as = lambda self, other: sh.expand(self, other._data.shape)
 Tensor.reshape_as = lambda self, other: sh.reshape(self, other._data.shape)
@@ -227,8 +541,7 @@ Tensor.view_as = lambda self, other: sh.view(self, other._data.shape)
 Tensor.contiguous = lambda self: sh.contiguous(self)
 Tensor.is_contiguous = lambda self: self._device.backend.is_contiguous(self._data)
 Tensor.clone = lambda self: sh.Clone.apply(self)
-Tensor.split = lambda self, split_size, dim=0: join.split(self, split_size, dim)
-Tensor.chunk = lambda self, chunks, dim=0: join.chunk(self, chunks, dim)
+Tensor.split = _split
 Tensor.__getitem__ = lambda self, index: ix.getitem(self, index)
 
 

@@ -304,6 +304,8 @@ def accumulate(var, g, handed_out, create_graph):
             elif g.grad_fn is not None or g._requires_grad or g._vc is not None:
                 g = _make_plain(g)
             handed_out.add(id(owner))
+        elif g._base is not None:  # as torch's: a gradient kept for double backward is no view
+            g = g.clone() if g._requires_grad else _copy(g)
         var._grad = g
     elif create_graph or old.grad_fn is not None:
         var._grad = old + g

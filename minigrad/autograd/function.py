@@ -301,7 +301,7 @@ def apply_first(cls, a, *params):
         if _grad_enabled():
             return _record(cls, (a,) + params, (True,) + (False,) * len(params))
         out = cls.forward(NO_CTX, a, *params)
-        if out.__class__ is Tensor and out._base is not None:
+        if isinstance(out, Tensor) and out._base is not None:
             _mark_no_grad_view(out)
         return out
     return cls.forward(NO_CTX, a, *params)
@@ -315,6 +315,7 @@ def _mark_no_grad_view(view):
     view._requires_grad = True
     view._no_grad_view = view._vc[0]
     view._view_mark = -1
+    view.__class__ = NoGradView  # its grad_fn, read, checks the version (tensor.py)
 
 
 _NEEDS_1 = (True,)
@@ -350,10 +351,11 @@ def _record(cls, args, needs):
         finally:
             _set_grad_enabled(prev)
         for o in (out if out.__class__ is tuple else (out,)):
-            if o.__class__ is Tensor and o._no_grad_view is not None:
+            if isinstance(o, Tensor) and o._no_grad_view is not None:
                 # a view of an input, made in the forward's no_grad mode: an output of this
                 # node, which becomes its grad_fn, not a view the user made in no_grad mode
                 o._no_grad_view, o._view_mark = None, o._vc[1]
+                o.__class__ = Tensor
     edges = []
     for a, n in zip(args, needs):
         if n:
@@ -423,3 +425,4 @@ _NO_EDGE = (None, 0)
 
 
 Tensor = None  # bound by minigrad.tensor once the class exists (it imports this module)
+NoGradView = None  # and its class of views made in no_grad mode

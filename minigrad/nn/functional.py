@@ -6,7 +6,6 @@ handle torch's argument conventions (legacy size_average/reduce, inplace=, dim=N
 """
 import warnings
 
-from ..autograd.function import apply_unary
 from ..ops import loss as _loss, nn_ops as _nn
 from ..ops.inplace import inplace as _inplace
 from ..tensor import Tensor, _make
@@ -91,14 +90,18 @@ def softmax(input, dim=None, _stacklevel=3, dtype=None):
     _tensor(input, "softmax")
     if dim is None:
         dim = _softmax_dim("softmax", input._data.ndim, _stacklevel)
-    return input.softmax(dim, dtype)  # integer input: torch's NotImplementedError, from the op
+    # as torch's: dim by position, dtype by keyword (what its argument errors name); an integer
+    # input gets torch's NotImplementedError, from the op
+    return input.softmax(dim) if dtype is None else input.softmax(dim, dtype=dtype)
 
 
 def log_softmax(input, dim=None, _stacklevel=3, dtype=None):
     _tensor(input, "log_softmax")
     if dim is None:
         dim = _softmax_dim("log_softmax", input._data.ndim, _stacklevel)
-    return input.log_softmax(dim, dtype)  # integer input: torch's NotImplementedError, from the op
+    # as torch's: dim by position, dtype by keyword (what its argument errors name); an integer
+    # input gets torch's NotImplementedError, from the op
+    return input.log_softmax(dim) if dtype is None else input.log_softmax(dim, dtype=dtype)
 
 
 def dropout(input, p=0.5, training=True, inplace=False):

@@ -144,6 +144,47 @@ class Slice(Index):
     _node_name = "SliceBackward0"
 
 
+# torch applies a basic index one item at a time (select, slice, unsqueeze), so the node a user
+# sees as grad_fn is the last of those; minigrad records one node, under that name
+class _Select(Slice):
+    _node_name = "SelectBackward0"
+
+
+class _Unsqueeze(Slice):
+    _node_name = "UnsqueezeBackward0"
+
+
+class _Alias(Slice):
+    _node_name = "AliasBackward0"
+
+
+def _basic_node(index, idx, shape):
+    """The node class for a basic index idx (normalized from the user's index) of a tensor of
+    shape: that of the last item torch applies. In a tuple, torch skips Ellipsis and a slice
+    that spans its whole dim (start 0 or None, step 1 or None, stop None or at least the dim's
+    size; x[-3:, 0] is applied); with nothing left the result is an alias (AliasBackward0). A
+    lone slice is always applied: x[:] records SliceBackward0."""
+    if not isinstance(index, tuple):
+        item = idx[0]
+        if isinstance(item, slice):
+            return Slice
+        return _Select if item.__class__ is int else _Unsqueeze if item is None else _Alias
+    last, dim = _Alias, 0
+    for item in idx:
+        if item is None:
+            last = _Unsqueeze
+        elif item is Ellipsis:
+            dim = len(shape) - sum(1 for i in idx if i is not None and i is not Ellipsis) + dim
+        else:
+            if item.__class__ is int:
+                last = _Select
+            elif not (item.start in (None, 0) and item.step in (None, 1)
+                      and (item.stop is None or item.stop >= shape[dim])):
+                last = Slice
+            dim += 1
+    return last
+
+
 class IndexAdd(Builtin):
     """zeros(shape) with g added at index: the adjoint of indexing."""
     _node_name = "IndexAddBackward0"
@@ -188,7 +229,7 @@ def getitem(a, index):
         if split is not None:
             pre, rest, bounds = split
             return apply_first(Index, apply_first(Slice, a, pre, True, None), rest, False, bounds)
-    return apply_first(Slice if basic else Index, a, idx, basic, bounds)
+    return apply_first(_basic_node(index, idx, a._data.shape) if basic else Index, a, idx, basic, bounds)
 
 
 class _ValueShapeError(Exception):

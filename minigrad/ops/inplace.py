@@ -5,7 +5,7 @@ its own place in the graph through an alias), and every node that saved the tens
 the version change and refuses to run backward with the modified value.
 """
 from ..autograd.grad_mode import _grad_enabled
-from ..tensor import Tensor
+from ..tensor import Tensor, _NoGradView, stored_grad_fn
 
 
 def _tracked(t, other):
@@ -23,11 +23,13 @@ def check_writable(t):
 
 def inplace(t, compute, other=None):
     check_writable(t)
-    if _grad_enabled() and t._requires_grad and t.grad_fn is None:
+    # (a view made in no_grad mode, or from one, is a _NoGradView: its grad_fn, read, may raise)
+    if _grad_enabled() and t._requires_grad and (t.__class__ is _NoGradView or t.grad_fn is None):
         if t._no_grad_view is not None:
             from .view_inplace import NO_GRAD_VIEW_MODIFIED
             raise RuntimeError("A view was created in no_grad mode and " + NO_GRAD_VIEW_MODIFIED)
-        raise RuntimeError("a leaf Variable that requires grad is being used in an in-place operation.")
+        if stored_grad_fn(t) is None:
+            raise RuntimeError("a leaf Variable that requires grad is being used in an in-place operation.")
     tracked = _tracked(t, other)
     if tracked:
         if t._base is not None:

@@ -1,6 +1,9 @@
 """Joining and splitting: cat, stack, split, chunk."""
+import operator
+
+from .._arg_errors import ArgTypeError, _is_index, dim_type_error, type_name
 from ..dtypes import promote_types
-from ..tensor import Tensor, _make, _wrap_dim
+from ..tensor import Tensor, _index_dims, _make, _wrap_dim
 from .elementwise import Builtin, device_error
 
 
@@ -34,7 +37,11 @@ def cat(tensors, dim=0):
     if not tensors:
         raise ValueError("torch.cat(): expected a non-empty list of Tensors")
     for i, t in enumerate(tensors):
-        if isinstance(t, Tensor) and t._data.ndim == 0:
+        if not isinstance(t, Tensor):
+            raise TypeError(f"expected Tensor as element {i} in argument 0, but got {type_name(t)}")
+    _check_dim_type(dim, "cat")
+    for i, t in enumerate(tensors):
+        if t._data.ndim == 0:
             raise RuntimeError(f"zero-dimensional tensor (at position {i}) cannot be concatenated")
     ref = tensors[0]
     # torch skips legacy empty 1-d tensors of shape (0,) when joining
@@ -43,8 +50,6 @@ def cat(tensors, dim=0):
     d = _wrap_dim(dim, ref._data.ndim, "cat")
     dtype = ref.dtype
     for i, t in enumerate(keep):
-        if not isinstance(t, Tensor):
-            raise TypeError(f"expected Tensor as element {i} in argument 0, but got {type(t).__name__}")
         if t._device is not ref._device:
             raise device_error(ref, t)
         if t._data.ndim != ref._data.ndim:
@@ -59,7 +64,17 @@ def cat(tensors, dim=0):
     return Cat.apply(d, *keep)
 
 
+def _check_dim_type(dim, op):
+    """torch's parser refuses a dim that is no integer before the op looks at anything else."""
+    if dim.__class__ is not int and (dim.__class__ is bool or not _is_index(dim)):
+        raise dim_type_error(op, dim)
+
+
 def stack(tensors, dim=0):
+    for i, t in enumerate(tensors):
+        if not isinstance(t, Tensor):
+            raise TypeError(f"expected Tensor as element {i} in argument 0, but got {type_name(t)}")
+    _check_dim_type(dim, "stack")
     if not tensors:
         raise RuntimeError("stack expects a non-empty TensorList")
     shape = tensors[0]._data.shape
@@ -72,11 +87,20 @@ def stack(tensors, dim=0):
 
 
 def split(a, split_size_or_sections, dim=0):
+    """Tensor.split: an int split size, or a list of sizes (torch's split_with_sizes)."""
+    if isinstance(split_size_or_sections, Tensor):  # as torch's Tensor.split: the number it holds
+        split_size_or_sections = int(split_size_or_sections)
+    if split_size_or_sections.__class__ is bool or not isinstance(split_size_or_sections, (int, tuple, list)):
+        raise ArgTypeError("split(): split_size must be int or a tuple of ints")  # torch's parser words it
+    if not isinstance(split_size_or_sections, int):
+        split_size_or_sections = _index_dims(split_size_or_sections) if split_size_or_sections else []
     d = _wrap_dim(dim, a._data.ndim)
     n = a._data.shape[d]
     if isinstance(split_size_or_sections, int):
         step = split_size_or_sections
-        if step <= 0 and not (step == 0 and n == 0):
+        if step < 0:
+            raise RuntimeError(f"split expects split_size be non-negative, but got split_size={step}")
+        if step == 0 and n != 0:
             raise RuntimeError(f"split_size can only be 0 if dimension size is 0, but got dimension size of {n}")
         sizes = [min(step, n - s) for s in range(0, n, step)] if n else [0]
     else:
@@ -92,6 +116,14 @@ def split(a, split_size_or_sections, dim=0):
 
 
 def chunk(a, chunks, dim=0):
+    if chunks.__class__ is not int:
+        try:
+            if chunks.__class__ is bool:
+                raise TypeError
+            chunks = operator.index(chunks)
+        except TypeError:
+            raise ArgTypeError(f"chunk(): argument 'chunks' must be int, not {type_name(chunks)}") from None
+    _check_dim_type(dim, "chunk")
     if chunks <= 0:
         raise RuntimeError("chunk expects `chunks` to be greater than 0, got: " + str(chunks))
     d = _wrap_dim(dim, a._data.ndim, "chunk")

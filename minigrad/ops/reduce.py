@@ -2,10 +2,11 @@
 and softmax/log_softmax."""
 import builtins
 from collections import namedtuple
+from numbers import Number
 
-from .._arg_errors import dim_type_error
-from ..dtypes import int64
-from ..tensor import Tensor, _make, _wrap_dim
+from .._arg_errors import ArgTypeError, dim_type_error, type_name
+from ..dtypes import dtype as _dtype, int64
+from ..tensor import Tensor, _make, _wrap_dim, _wrap_dims
 from ..autograd.function import apply_first
 from .elementwise import Builtin
 
@@ -18,7 +19,7 @@ def normalize_dims(dim, ndim, op=None):
         return tuple(range(ndim))
     if isinstance(dim, (tuple, list)):
         try:
-            dims = tuple(_wrap_dim(d, ndim) for d in dim)
+            dims = _wrap_dims(dim, ndim)
         except TypeError:
             raise dim_type_error(op, dim) from None
         if len(set(dims)) != len(dims):
@@ -249,7 +250,7 @@ def _max_min(a, dim, keepdim, other, all_cls, dim_cls, rtype, pairwise):
         return pairwise(a, other)
     if dim is None:
         if keepdim:
-            raise TypeError("max()/min() with keepdim needs dim")
+            raise ArgTypeError(f"{rtype.__name__}() with keepdim needs dim")
         return apply_first(all_cls, a, normalize_dims(None, a._data.ndim), False)
     d = _wrap_dim(dim, a._data.ndim, rtype.__name__)
     if not a._data.ndim:  # a 0-d tensor: its value and index 0, of shape () even with keepdim
@@ -320,8 +321,6 @@ def _var_grad(ctx, a, g):
 
 
 def _var_args(a, dim, unbiased, keepdim, correction, name):
-    if isinstance(dim, bool):  # var(True) is var(unbiased=True), as in torch
-        dim, unbiased = None, dim
     if correction is None:
         correction = 1 if unbiased is None or unbiased else 0
     elif unbiased is not None:
@@ -405,8 +404,10 @@ class Softmax(Builtin):
 
 def _softmax_input(a, dim, dtype, name):
     if dim is None:
-        raise TypeError("softmax()/log_softmax() missing required argument 'dim'")
+        raise ArgTypeError(f"{name}(): argument 'dim' must be int, not NoneType")
     if dtype is not None:
+        if not isinstance(dtype, _dtype):
+            raise ArgTypeError(f"{name}(): argument 'dtype' must be minigrad.dtype, not {type_name(dtype)}")
         a = a.to(dtype)
     if a._data.dtype.kind != "f":
         from .nn_ops import softmax_non_float  # torch's NotImplementedError (an empty tensor passes)
@@ -492,6 +493,11 @@ class Norm(Builtin):
 
 def norm(a, p="fro", dim=None, keepdim=False, dtype=None):
     """Tensor.norm / torch.norm for vector norms: p = 'fro', a positive number, or inf."""
+    # the arguments' types first, as torch's parser judges them before anything else
+    if not (p is None or isinstance(p, (str, Number)) or (isinstance(p, Tensor) and not p._data.ndim)
+            or (type(p).__module__ == "numpy" and not getattr(p, "shape", None))):  # a NumPy scalar
+        raise ArgTypeError(f"norm(): argument 'p' must be Number, not {type_name(p)}")
+    dims = normalize_dims(dim, a._data.ndim)
     if dtype is not None:
         a = a.to(dtype)
     if a._data.dtype.kind != "f":
@@ -502,5 +508,4 @@ def norm(a, p="fro", dim=None, keepdim=False, dtype=None):
     if isinstance(p, str) or not p > 0:
         raise NotImplementedError(f"norm with p={p!r} is not supported by minigrad (use 'fro', a positive "
                                   "number or inf)")
-    dims = normalize_dims(dim, a._data.ndim)
     return apply_first(Norm, a, float(p), dims, keepdim)

@@ -1,5 +1,5 @@
 """Shape ops. Those that are views share memory and the version counter with their input."""
-from ..tensor import _make, _wrap_dim
+from ..tensor import _NoGradView, _make, _index_dims, _wrap_dim, _wrap_dims
 from .broadcast import sum_to, sum_to_array
 from ..autograd.function import apply_first
 from .elementwise import Builtin
@@ -19,6 +19,8 @@ def view_of(a, arr, replay):
     t._base = a._base if a._base is not None else a
     t._view_mark = vc[1]
     t._view_replay = (a, replay)
+    if a.__class__ is _NoGradView:  # a view of a view made in no_grad mode is one of its kind
+        t.__class__ = _NoGradView
     return t
 
 
@@ -124,7 +126,15 @@ def squeeze(a, dim=None):
         dims = {i for i, s in enumerate(shape) if s == 1}
     else:
         try:
-            dims = {_wrap_dim(d, len(shape)) for d in (dim if isinstance(dim, (tuple, list)) else (dim,))}
+            if isinstance(dim, (tuple, list)):
+                wrapped = _wrap_dims(dim, len(shape)) if dim else ()
+                dims = set(wrapped)
+                if len(dims) != len(wrapped):
+                    seen = set()
+                    d = next(d for d in wrapped if d in seen or seen.add(d))
+                    raise RuntimeError(f"dim {d} appears multiple times in the list of dims")
+            else:
+                dims = {_wrap_dim(dim, len(shape))}
         except TypeError:
             from .._arg_errors import dim_type_error
             raise dim_type_error("squeeze", dim) from None
@@ -161,11 +171,12 @@ class Transpose(Permute):
 
 def permute(a, dims):
     n = a._data.ndim
+    dims = _index_dims(dims) if dims else dims  # torch's parser judges the types first
     if len(dims) != n:
-        raise RuntimeError(f"permute(): number of dimensions in the tensor input does not match "
+        raise RuntimeError(f"permute(sparse_coo): number of dimensions in the tensor input does not match "
                            f"the length of the desired ordering of dimensions i.e. input.dim() = {n} is "
                            f"not equal to len(dims) = {len(dims)}")
-    axes = tuple(_wrap_dim(d, n) for d in dims)
+    axes = tuple([_wrap_dim(d, n) for d in dims])
     if len(set(axes)) != n:
         raise RuntimeError("permute(): duplicate dims are not allowed.")
     return apply_first(Permute, a, axes)

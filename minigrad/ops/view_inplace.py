@@ -5,7 +5,7 @@ CopySlices node (y with the region replaced by the result), and the view's grad_
 ViewGather from that node. Gradients reach the region through the same view replayed on a
 gradient array: the chain of view primitives recorded on the view (`_view_replay`).
 """
-from ..tensor import _make
+from ..tensor import _make, stored_grad_fn
 from .elementwise import Builtin
 
 
@@ -125,8 +125,17 @@ def _of_no_grad_view(view):
 
 def _of_no_grad_view_error(view, what):
     from ..autograd.function import node_label
-    return RuntimeError(f"Output {view._output_nr} of {node_label(view.grad_fn.name())} is a view of a view "
+    fn = stored_grad_fn(view)  # reading view.grad_fn may raise (tensor._NoGradView)
+    return RuntimeError(f"Output {view._output_nr} of {node_label(fn.name())} is a view of a view "
                         f"which was created in no_grad mode and {what}")
+
+
+def no_grad_view_error(view, fn):
+    """torch's error for reading the grad_fn of a view made in no_grad mode (fn None), or made from
+    one in grad mode, once it or its base was modified in place."""
+    if fn is None:
+        return RuntimeError("A view was created in no_grad mode and " + _NO_GRAD_VIEW_REBASED)
+    return _of_no_grad_view_error(view, _NO_GRAD_VIEW_REBASED)
 
 
 def regenerate(view):
