@@ -519,9 +519,7 @@ def _wrap_dim(dim, ndim, op=None):
     message for the op named op (minigrad/_arg_errors.py)."""
     if dim.__class__ is not int:
         try:
-            if dim.__class__ is bool:
-                raise TypeError
-            dim = operator.index(dim)
+            dim = _as_index(dim)
         except TypeError:
             from ._arg_errors import dim_type_error
             raise dim_type_error(op, dim) from None
@@ -529,6 +527,14 @@ def _wrap_dim(dim, ndim, op=None):
     if not -n <= dim < n:
         raise IndexError(f"Dimension out of range (expected to be in range of [{-n}, {n - 1}], but got {dim})")
     return dim + n if dim < 0 else dim
+
+
+def _as_index(x):
+    """x as an int through __index__; TypeError for a bool, which torch's parser never takes for
+    an int argument."""
+    if x.__class__ is bool:
+        raise TypeError
+    return operator.index(x)
 
 
 def _wrap_dims(dims, ndim):

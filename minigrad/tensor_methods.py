@@ -127,6 +127,24 @@ _np = red.numpy_names
 _NO = _arg_errors.NOT_GIVEN
 
 
+def _error_maker(name, method, names, defaults):
+    """error(x, args, values, skip, e): torch's TypeError for a call of op `name` (the Tensor method,
+    or the function with input x first) with positional args and keyword values of `names`."""
+    def error(x, args, values, skip, e=None):
+        return _call_error(name, method, args if method else (x,) + args, _given(names, values, defaults, skip), e)
+    return error
+
+
+def _bind_dim_keepdim(args, dim, keepdim, unset):
+    """(dim, keepdim) from one or two positional arguments and the keywords; None when a
+    positional argument is also given by keyword (dim not `unset`, keepdim not False)."""
+    if len(args) == 1 and dim is unset:
+        return args[0], keepdim
+    if len(args) == 2 and dim is unset and keepdim is False:
+        return args
+    return None
+
+
 def _keepdim_error(keepdim):
     return ArgTypeError(f"argument 'keepdim' must be bool, not {_arg_errors.type_name(keepdim)}")
 
@@ -134,20 +152,16 @@ def _keepdim_error(keepdim):
 def sum_mean(name, method):
     fn = getattr(red, name)
     names, defaults = ("dim", "keepdim", "dtype"), (None, False, None)
-
-    def error(x, args, values, skip, e=None):
-        return _call_error(name, method, args if method else (x,) + args, _given(names, values, defaults, skip), e)
+    error = _error_maker(name, method, names, defaults)
 
     def reduce(x, *args, dim=None, keepdim=False, dtype=None, axis=None, keepdims=None):
         if not method and not isinstance(x, Tensor):
             raise error(x, args, (dim, keepdim, dtype), 0)
         if args:
-            if len(args) == 1 and dim is None:
-                dim = args[0]
-            elif len(args) == 2 and dim is None and keepdim is False:
-                dim, keepdim = args
-            else:
+            bound = _bind_dim_keepdim(args, dim, keepdim, None)
+            if bound is None:
                 raise error(x, args, (dim, keepdim, dtype), 0)
+            dim, keepdim = bound
         if axis is not None or keepdims is not None:
             dim, keepdim = _np(name, dim, keepdim, axis, keepdims)
         try:
@@ -166,20 +180,16 @@ def dim_keepdim(name, method, default_dim=None):
     """amax, amin, argmax, argmin, any, all: (dim, keepdim)."""
     fn = getattr(red, name)
     names, defaults = ("dim", "keepdim"), (default_dim, False)
-
-    def error(x, args, values, skip, e=None):
-        return _call_error(name, method, args if method else (x,) + args, _given(names, values, defaults, skip), e)
+    error = _error_maker(name, method, names, defaults)
 
     def reduce(x, *args, dim=default_dim, keepdim=False, axis=None, keepdims=None):
         if not method and not isinstance(x, Tensor):
             raise error(x, args, (dim, keepdim), 0)
         if args:
-            if len(args) == 1 and dim is default_dim:
-                dim = args[0]
-            elif len(args) == 2 and dim is default_dim and keepdim is False:
-                dim, keepdim = args
-            else:
+            bound = _bind_dim_keepdim(args, dim, keepdim, default_dim)
+            if bound is None:
                 raise error(x, args, (dim, keepdim), 0)
+            dim, keepdim = bound
         if axis is not None or keepdims is not None:
             dim, keepdim = _np(name, dim, keepdim, axis, keepdims)
         try:
@@ -197,20 +207,16 @@ def max_min(name, method):
     elementwise extreme, or nothing. torch's take no dim=None, so dim defaults to _NO."""
     fn = getattr(red, name)
     names, defaults = ("dim", "keepdim"), (_NO, False)
-
-    def error(x, args, values, skip, e=None):
-        return _call_error(name, method, args if method else (x,) + args, _given(names, values, defaults, skip), e)
+    error = _error_maker(name, method, names, defaults)
 
     def reduce(x, *args, dim=_NO, keepdim=False, other=None, axis=None, keepdims=None):
         if not method and not isinstance(x, Tensor):
             raise error(x, args, (dim, keepdim), 0)
         if args:
-            if len(args) == 1 and dim is _NO:
-                dim = args[0]
-            elif len(args) == 2 and dim is _NO and keepdim is False:
-                dim, keepdim = args
-            else:
+            bound = _bind_dim_keepdim(args, dim, keepdim, _NO)
+            if bound is None:
                 raise error(x, args, (dim, keepdim), 0)
+            dim, keepdim = bound
         if axis is not None or keepdims is not None:
             dim, keepdim = _np(name, None if dim is _NO else dim, keepdim, axis, keepdims)
         try:
@@ -237,9 +243,7 @@ def var_std(name, method):
     fn = getattr(red, name)
     # unbiased defaults to _NO: torch's var and std take no unbiased=None
     names, defaults = ("dim", "unbiased", "keepdim", "correction"), (None, _NO, False, None)
-
-    def error(x, args, values, skip, e=None):
-        return _call_error(name, method, args if method else (x,) + args, _given(names, values, defaults, skip), e)
+    error = _error_maker(name, method, names, defaults)
 
     def reduce(x, *args, dim=None, unbiased=_NO, keepdim=False, correction=None, axis=None, keepdims=None):
         if not method and not isinstance(x, Tensor):
@@ -276,9 +280,7 @@ def var_std(name, method):
 def softmax_like(name, method):
     fn = getattr(red, name)
     names, defaults = ("dim", "dtype"), (_NO, None)
-
-    def error(x, args, values, skip, e=None):
-        return _call_error(name, method, args if method else (x,) + args, _given(names, values, defaults, skip), e)
+    error = _error_maker(name, method, names, defaults)
 
     def softmax(x, *args, dim=_NO, dtype=None, axis=None):
         if not method and not isinstance(x, Tensor):
@@ -456,22 +458,21 @@ _swapdims_call = _transposing("swapdims", "dim0", "dim1")
 _swapaxes_call = _transposing("swapaxes", "axis0", "axis1")
 
 
-def _transpose(self, d0=_NO, d1=_NO, /, *, dim0=_NO, dim1=_NO):
-    if d1 is _NO or dim0 is not _NO or dim1 is not _NO:
-        return _transpose_call(self, d0, d1, dim0, dim1)
-    try:
-        return sh.transpose(self, d0, d1)
-    except ArgTypeError as e:
-        raise _call_error("transpose", True, (d0, d1), {}, e) from None
+def _dim_pair(name, call):
+    """transpose and swapdims: two dims by position on the common path, anything else through
+    call (the general binding)."""
+    def method(self, d0=_NO, d1=_NO, /, *, dim0=_NO, dim1=_NO):
+        if d1 is _NO or dim0 is not _NO or dim1 is not _NO:
+            return call(self, d0, d1, dim0, dim1)
+        try:
+            return sh.transpose(self, d0, d1)
+        except ArgTypeError as e:
+            raise _call_error(name, True, (d0, d1), {}, e) from None
+    return method
 
 
-def _swapdims(self, d0=_NO, d1=_NO, /, *, dim0=_NO, dim1=_NO):
-    if d1 is _NO or dim0 is not _NO or dim1 is not _NO:
-        return _swapdims_call(self, d0, d1, dim0, dim1)
-    try:
-        return sh.transpose(self, d0, d1)
-    except ArgTypeError as e:
-        raise _call_error("swapdims", True, (d0, d1), {}, e) from None
+_transpose = _dim_pair("transpose", _transpose_call)
+_swapdims = _dim_pair("swapdims", _swapdims_call)
 
 
 def _swapaxes(self, d0=_NO, d1=_NO, /, *, axis0=_NO, axis1=_NO):

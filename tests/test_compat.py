@@ -35,6 +35,10 @@ def same(mine, theirs, rtol=1e-5, atol=1e-6):
         assert tuple(mine.shape) == tuple(theirs.shape)
         assert str(mine.dtype).split(".")[-1] == str(theirs.dtype).split(".")[-1]
         np.testing.assert_allclose(arr(mine), theirs.detach().numpy(), rtol=rtol, atol=atol)
+    elif isinstance(mine, dict):
+        assert list(mine) == list(theirs)
+        for k in mine:
+            same(mine[k], theirs[k], rtol, atol)
     elif isinstance(mine, (list, tuple)):
         assert len(mine) == len(theirs)
         for m, t in zip(mine, theirs):

@@ -25,6 +25,7 @@ import numpy as np
 import pytest
 
 import minigrad
+from test_compat import same  # nested results equal: tensors, dicts, sequences, floats, text
 
 RNG = np.random.default_rng(0)
 X = RNG.normal(size=(64, 4)).astype(np.float32)
@@ -52,28 +53,6 @@ def run_both(program, *args):
     mine = _run(program, minigrad, args)
     torch = _torch()
     return mine, None if torch is None else _run(program, torch, args)
-
-
-def same(mine, theirs, rtol=1e-5, atol=1e-6):
-    """Nested results equal: tensors by shape, dtype name and value; floats to rounding."""
-    if hasattr(mine, "detach"):
-        assert tuple(mine.shape) == tuple(theirs.shape)
-        assert str(mine.dtype).split(".")[-1] == str(theirs.dtype).split(".")[-1]
-        np.testing.assert_allclose(mine.detach().numpy(), theirs.detach().numpy(), rtol=rtol, atol=atol)
-    elif isinstance(mine, dict):
-        assert list(mine) == list(theirs)
-        for k in mine:
-            same(mine[k], theirs[k], rtol, atol)
-    elif isinstance(mine, (list, tuple)):
-        assert len(mine) == len(theirs)
-        for m, t in zip(mine, theirs):
-            same(m, t, rtol, atol)
-    elif isinstance(mine, float):
-        assert mine == pytest.approx(theirs, rel=rtol, abs=atol)
-    elif isinstance(mine, str):
-        assert mine.replace("minigrad", "torch") == theirs
-    else:
-        assert mine == theirs
 
 
 def check_both(program, *args, rtol=1e-5, atol=1e-6):

@@ -1,9 +1,7 @@
 """Joining and splitting: cat, stack, split, chunk."""
-import operator
-
 from .._arg_errors import ArgTypeError, _is_index, dim_type_error, type_name
 from ..dtypes import promote_types
-from ..tensor import Tensor, _index_dims, _make, _wrap_dim
+from ..tensor import Tensor, _as_index, _index_dims, _make, _wrap_dim
 from .elementwise import Builtin, device_error
 
 
@@ -118,9 +116,7 @@ def split(a, split_size_or_sections, dim=0):
 def chunk(a, chunks, dim=0):
     if chunks.__class__ is not int:
         try:
-            if chunks.__class__ is bool:
-                raise TypeError
-            chunks = operator.index(chunks)
+            chunks = _as_index(chunks)
         except TypeError:
             raise ArgTypeError(f"chunk(): argument 'chunks' must be int, not {type_name(chunks)}") from None
     _check_dim_type(dim, "chunk")
