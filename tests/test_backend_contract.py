@@ -383,6 +383,33 @@ def axpy_bits_case(dtype):
     return check
 
 
+def axpy_one_element_bits_case(dtype):
+    @custom(f"one-element-bits-{np.dtype(dtype).name}")
+    def check(be, f):
+        # one-element dsts (seed 000's Linear(1, 1)) may take a path of their own: the bits of a
+        # rounded product then an add still, over magnitudes from subnormal to overflowing, and
+        # infinities and NaNs; the dst a one-element view of a larger array (only it changes)
+        # or a 0-d array, the src broadcast from fewer dims
+        vals = np.concatenate([u(300, dtype=dtype) * np.logspace(-45, 38, 300).astype(dtype),
+                               np.array([np.inf, -np.inf, np.nan, 0.0, -0.0, 1e-45], dtype)])
+        srcs = np.roll(vals, 7)
+        for i, (d, s) in enumerate(zip(vals, srcs)):
+            alpha = (-0.1, 3.0, 1e30, -7e-3)[i % 4]
+            with np.errstate(all="ignore"):
+                want = (np.array([d]) + np.array([s]) * np.array(alpha, dtype)).astype(dtype)
+            shape = ((1, 1), (1,), ())[i % 3]
+            dst = be.asarray(np.full(shape, d, dtype))
+            with np.errstate(all="ignore"):  # overflows on purpose
+                f(dst, be.asarray(np.full((1,) if shape else (), s, dtype)), alpha)
+            assert be.to_numpy(dst).tobytes() == want.reshape(shape).tobytes(), (d, s, alpha)
+        host = u(3, 4, dtype=dtype)
+        base = be.asarray(host)
+        f(be.getitem(base, (slice(1, 2), slice(2, 3))), be.asarray(np.full((1, 1), 2.0, dtype)), -0.5)
+        host[1, 2] += dtype(-0.5) * dtype(2.0)
+        assert be.to_numpy(base).tobytes() == host.tobytes()
+    return check
+
+
 def _foreach_check(be, f, pairs, alpha, views=()):
     """Runs f (foreach_axpy) over pairs of host arrays and checks every dst against the same
     updates made one at a time in NumPy, in order and bit for bit. pairs: (dst index, src)
@@ -1123,7 +1150,8 @@ TABLE = {
              mutates(arr([1.0, 2.0], F32), arr([4.0, 8.0], F32), -0.25, target=0, expect=[0.0, 0.0],
                      label="exact"),
              raises(ValueError, u(3), u(2, 3), 1.0, label="would-grow-dst"),
-             axpy_bits_case(F32), axpy_bits_case(F64)],
+             axpy_bits_case(F32), axpy_bits_case(F64),
+             axpy_one_element_bits_case(F32), axpy_one_element_bits_case(F64)],
     "foreach_axpy": [foreach_axpy_many, foreach_axpy_aliasing],
     "foreach_adam": [adam_case(o, ams) for o in ADAM_OPTIONS for ams in (False, True)] + [foreach_adam_unusual],
     "foreach_sgd": [sgd_case(o) for o in SGD_OPTIONS] + [foreach_sgd_unusual],
@@ -1208,6 +1236,10 @@ TABLE = {
                out(u(2, 0), u(0, 3), u(3), ref=lambda a, b, c: a @ b + c),   # K = 0: the bias alone
                out(u(0, 3), u(3, 2), u(2), ref=lambda a, b, c: a @ b + c),
                matmul_bias_bits_case(F32), matmul_bias_bits_case(F64),
+               # one column and a one-element bias (a regression head, seed 000's Linear(1, 1))
+               out(u(3, 1), u(1, 1), u(1), ref=lambda a, b, c: a @ b + c),
+               out(u(1, 1, dtype=F64), u(1, 1, dtype=F64), u(1, dtype=F64), ref=lambda a, b, c: a @ b + c),
+               out(u(2, 3, 5), u(5, 1), u(1), ref=lambda a, b, c: a @ b + c),
                raises(ValueError, u(2, 3), u(3, 4), u(3), match="one value per column"),
                raises(ValueError, u(2, 3), u(3, 4), u(4, dtype=F64), match="one value per column"),
                raises(ValueError, u(2, 3), u(3), u(1), match="one value per column")],
