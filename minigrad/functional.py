@@ -46,6 +46,7 @@ def _unary(name):
 
 
 neg, abs, exp, log, sqrt = _unary("neg"), _unary("abs"), _unary("exp"), _unary("log"), _unary("sqrt")
+reciprocal = _unary("reciprocal")
 sin, cos, tanh, sigmoid = _unary("sin"), _unary("cos"), _unary("tanh"), _unary("sigmoid")
 
 

@@ -433,3 +433,40 @@ def test_a_gradient_kept_for_double_backward_is_no_view(loss):
             loss(q).backward(create_graph=True)
         return q.grad._base is None, q.grad.detach_() is q.grad
     check(run, ("value", (True, True)))
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "int64", "bool"])
+def test_a_number_over_a_tensor_is_its_reciprocal_times_the_number(dtype):
+    """torch evaluates `5.0 / t` as t.reciprocal() * 5.0 (MulBackward0 over ReciprocalBackward0),
+    which rounds differently from a division in about a quarter of float32 cases: the same
+    bits, forward and backward, and the same nodes."""
+    values = np.random.default_rng(3).uniform(0.1, 3.0, 2000)
+    if dtype == "bool":
+        values = values > 1.5
+    elif dtype == "int64":
+        values = np.round(values * 7 - 10)
+    x = np.asarray(values, dtype)
+    fx = x if x.dtype.kind == "f" else x.astype(np.float32)
+    with np.errstate(divide="ignore"):
+        want = (np.divide(1, fx).astype(fx.dtype) * fx.dtype.type(5.0))
+    t = minigrad.tensor(x, requires_grad=dtype.startswith("float"))
+    with np.errstate(divide="ignore"):  # 5 / 0 is inf, as in torch
+        r = 5.0 / t
+    assert r.dtype == getattr(minigrad, str(fx.dtype)) and r.detach().numpy().tobytes() == want.tobytes()
+    if dtype == "float32":
+        assert (np.divide(5.0, fx, dtype=np.float32) != want).mean() > 0.1  # the case is not vacuous
+    if t.requires_grad:
+        assert type(r.grad_fn).__name__ == "MulBackward0"
+        assert [type(n).__name__ for n, _ in r.grad_fn.next_functions] == ["ReciprocalBackward0", "NoneType"]
+        r.sum().backward()
+        out = np.divide(1, fx).astype(fx.dtype)
+        g = -(np.full_like(fx, 5.0) * (out * out))  # the Mul node's 5 * g, then -g * out^2
+        assert t.grad.numpy().tobytes() == g.tobytes()
+    if torch is not None:
+        tt = torch.tensor(x, requires_grad=dtype.startswith("float"))
+        rt = 5.0 / tt
+        assert rt.detach().numpy().tobytes() == r.detach().numpy().tobytes()
+        if tt.requires_grad:
+            rt.sum().backward()
+            assert tt.grad.numpy().tobytes() == t.grad.numpy().tobytes()
+    assert minigrad.tensor([1.0]).__rtruediv__("a") is NotImplemented

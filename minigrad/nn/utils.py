@@ -28,11 +28,7 @@ def clip_grad_norm_(parameters, max_norm, norm_type=2.0, error_if_nonfinite=Fals
                 f"The total norm of order {norm_type} for gradients from `parameters` is non-finite, "
                 "so it cannot be clipped. To disable this error and scale the gradients by the "
                 "non-finite norm anyway, set `error_if_nonfinite=False`")
-        # torch's `max_norm / t` for a number max_norm is t.reciprocal() * max_norm, which rounds
-        # differently from a division: the same steps give the clipped gradients' bits
-        denom = total + 1e-6
-        coef = max_norm / denom if isinstance(max_norm, Tensor) else (1.0 / denom) * max_norm
-        coef = coef.clamp(max=1.0)
+        coef = (max_norm / (total + 1e-6)).clamp(max=1.0)  # a number over a tensor: torch's rounding
         for g in grads:
             g.mul_(coef.to(g.device, g.dtype))
     return total
