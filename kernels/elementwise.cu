@@ -135,6 +135,9 @@ __device__ __forceinline__ bool is_aligned(const void* p, unsigned long long byt
 
 MATH_FN(m_exp, expf, exp)
 MATH_FN(m_log, logf, log)
+MATH_FN(m_log1p, log1pf, log1p)
+MATH_FN(m_expm1, expm1f, expm1)
+MATH_FN(m_erf, erff, erf)
 MATH_FN(m_sqrt, sqrtf, sqrt)
 MATH_FN(m_sin, sinf, sin)
 MATH_FN(m_cos, cosf, cos)
@@ -205,6 +208,9 @@ UNARY_OP(Neg, UNROLL_CHEAP, -x)
 UNARY_OP(Abs, UNROLL_CHEAP, m_abs(x))
 UNARY_OP(Exp, UNROLL_MATH, m_exp(x))
 UNARY_OP(Log, UNROLL_MATH, m_log(x))
+UNARY_OP(Log1p, UNROLL_MATH, m_log1p(x))
+UNARY_OP(Expm1, UNROLL_MATH, m_expm1(x))
+UNARY_OP(Erf, UNROLL_MATH, m_erf(x))
 UNARY_OP(Sqrt, UNROLL_MATH, m_sqrt(x))
 UNARY_OP(Sin, UNROLL_MATH, m_sin(x))
 UNARY_OP(Cos, UNROLL_MATH, m_cos(x))
@@ -838,6 +844,9 @@ __device__ __forceinline__ void where_strided(const bool* c, const T* a, const T
     UNARY_ALL(abs, Abs, sfx, T)                                                \
     UNARY_ALL(exp, Exp, sfx, T)                                                \
     UNARY_ALL(log, Log, sfx, T)                                                \
+    UNARY_ALL(log1p, Log1p, sfx, T)                                            \
+    UNARY_ALL(expm1, Expm1, sfx, T)                                            \
+    UNARY_ALL(erf, Erf, sfx, T)                                                \
     UNARY_ALL(sqrt, Sqrt, sfx, T)                                              \
     UNARY_ALL(sin, Sin, sfx, T)                                                \
     UNARY_ALL(cos, Cos, sfx, T)                                                \

@@ -46,7 +46,7 @@ def _unary(name):
 
 
 neg, abs, exp, log, sqrt = _unary("neg"), _unary("abs"), _unary("exp"), _unary("log"), _unary("sqrt")
-reciprocal = _unary("reciprocal")
+reciprocal, log1p, expm1, erf = _unary("reciprocal"), _unary("log1p"), _unary("expm1"), _unary("erf")
 sin, cos, tanh, sigmoid = _unary("sin"), _unary("cos"), _unary("tanh"), _unary("sigmoid")
 
 

@@ -881,7 +881,9 @@ def _sign(x):
     return (0 < x).astype(x.dtype) - (x < 0).astype(x.dtype)
 
 
+_erf = np.frompyfunc(math.erf, 1, 1)
 UNARY = {"neg": np.negative, "abs": np.abs, "exp": np.exp, "log": np.log, "sqrt": np.sqrt,
+         "log1p": np.log1p, "expm1": np.expm1, "erf": lambda x: np.asarray(_erf(x), x.dtype),
          "sin": np.sin, "cos": np.cos, "tanh": np.tanh, "sigmoid": _sigmoid,
          "relu": lambda x: np.where(x < 0, np.zeros((), x.dtype), x), "sign": _sign,
          "floor": np.floor, "ceil": np.ceil, "trunc": np.trunc, "round": np.rint,
@@ -1168,8 +1170,8 @@ def _adagrad_list(L, eps, weight_decay, flags, count, *slots):
 def _register_elementwise():
     f = "elementwise.cu"
     floats, ints = ("f32", "f64"), ("i64", "i32")
-    unary = {t: ("neg", "abs", "exp", "log", "sqrt", "sin", "cos", "tanh", "sigmoid", "relu", "sign",
-                 "floor", "ceil", "trunc", "round") for t in floats}
+    unary = {t: ("neg", "abs", "exp", "log", "log1p", "expm1", "erf", "sqrt", "sin", "cos", "tanh", "sigmoid",
+                 "relu", "sign", "floor", "ceil", "trunc", "round") for t in floats}
     unary.update({t: ("neg", "abs", "relu", "sign") for t in ints})
     for t, ops in unary.items():
         for op in ops:

@@ -6,6 +6,7 @@ float64 reference for the same computation. Inputs are drawn from the row's doma
 which keeps them away from kinks (abs, relu, clamp) and ties (max, min, maximum) so
 that finite differences are meaningful.
 """
+import math
 import operator
 from dataclasses import dataclass
 
@@ -160,6 +161,12 @@ rows("abs_fn", lambda t, x: t.abs(x), np.abs, [(2, 3)], avoid=(0,), smooth=False
 rows("exp", lambda t, x: x.exp(), np.exp, *UNARY_SHAPES)
 rows("exp_fn", lambda t, x: t.exp(x), np.exp, [(2, 3)], dtypes=FLOAT_INT)
 rows("log", lambda t, x: x.log(), np.log, *UNARY_SHAPES, domain="pos")
+rows("log1p", lambda t, x: x.log1p(), np.log1p, *UNARY_SHAPES, domain="pos", dtypes=FLOAT_INT)
+rows("log1p_fn", lambda t, x: t.log1p(x), np.log1p, [(2, 3)], domain="pos")
+rows("expm1", lambda t, x: x.expm1(), np.expm1, *UNARY_SHAPES)
+rows("expm1_fn", lambda t, x: t.expm1(x), np.expm1, [(2, 3)])
+rows("erf", lambda t, x: x.erf(), np.vectorize(math.erf, otypes=[np.float64]), *UNARY_SHAPES, dtypes=FLOAT_INT)
+rows("erf_fn", lambda t, x: t.erf(x), np.vectorize(math.erf, otypes=[np.float64]), [(2, 3)])
 rows("log_fn", lambda t, x: t.log(x), np.log, [(2, 3)], domain="pos")
 rows("sqrt", lambda t, x: x.sqrt(), np.sqrt, *UNARY_SHAPES, domain="pos")
 rows("reciprocal", lambda t, x: x.reciprocal(), lambda x: 1.0 / x, *UNARY_SHAPES, domain="nonzero",

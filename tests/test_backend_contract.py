@@ -8,6 +8,7 @@ their input, and the random ones are checked for shape, dtype, range and reprodu
 A primitive added to PRIMITIVES without a case here fails test_every_primitive_has_cases.
 """
 import importlib
+import math
 import pkgutil
 import re
 import warnings
@@ -208,6 +209,10 @@ def custom(label):
 
 
 # ---- rows shared by families of primitives ----------------------------------------------
+
+def erf_ref(a):
+    return np.array([math.erf(v) for v in a.astype(F64).ravel()], F64).reshape(a.shape)
+
 
 def unary_rows(ref, lo=-3.0, hi=3.0, with_ints=False, special=()):
     rows = [out(u(2, 3, lo=lo, hi=hi), ref=ref),
@@ -1064,6 +1069,11 @@ TABLE = {
     "exp": unary_rows(np.exp, special=[([-np.inf, 0.0, 1.0], F64, [0.0, 1.0, np.e])]),
     "log": unary_rows(np.log, lo=0.05, hi=5.0,
                       special=[([0.0, 1.0, np.e, -1.0], F64, [-np.inf, 0.0, 1.0, np.nan])]),
+    "log1p": unary_rows(np.log1p, lo=-0.9, hi=5.0,
+                        special=[([-1.0, 0.0, -0.0, 1e-10], F64, [-np.inf, 0.0, -0.0, 1e-10])]),
+    "expm1": unary_rows(np.expm1, special=[([0.0, 1e-10, -np.inf, np.inf], F32, [0.0, 1e-10, -1.0, np.inf])]),
+    "erf": unary_rows(erf_ref, special=[([0.0, -0.0, np.inf, -np.inf, 1.0], F64,
+                                         [0.0, -0.0, 1.0, -1.0, 0.8427007929497149])]),
     "sqrt": unary_rows(np.sqrt, lo=0.0, hi=5.0, special=[([0.0, 4.0, 2.25], F32, [0.0, 2.0, 1.5])]),
     "sin": unary_rows(np.sin, lo=-6.0, hi=6.0),
     "cos": unary_rows(np.cos, lo=-6.0, hi=6.0),

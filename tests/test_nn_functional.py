@@ -186,6 +186,8 @@ ACTIVATIONS = {
     "softplus": lambda F, x: F.softplus(x),
     "softplus-beta": lambda F, x: F.softplus(x, beta=2.0, threshold=3.0),
     "gelu-tanh": lambda F, x: F.gelu(x, approximate="tanh"),
+    "gelu": lambda F, x: F.gelu(x),
+    "gelu-none": lambda F, x: F.gelu(x, approximate="none"),
     "sigmoid": lambda F, x: F.sigmoid(x),
     "tanh": lambda F, x: F.tanh(x),
     "softmax": lambda F, x: F.softmax(x, dim=1),
@@ -252,16 +254,27 @@ def test_softmax_without_dim_warns_and_picks_torchs_dim(device):
         compare(lambda F, x: F.log_softmax(x), [x[0]], device)
 
 
-def test_exact_gelu_is_not_offered(device):
-    with pytest.raises(NotImplementedError, match="approximate='tanh'"):
-        F.gelu(minigrad.ones(3, device=device))
+def test_exact_gelu_follows_torch_roundings_around_erf():
+    """gelu(x) = x * 0.5 * (1 + erf(x / sqrt(2))) and its gradient g * (cdf + x * pdf), rounded in
+    torch's order: in float64, where erf comes from the C library in both, the bits agree
+    wherever torch's erf and exp give the C library's."""
+    import math
+    x = rng(13).standard_normal(4000) * 3
+    t = minigrad.tensor(x, requires_grad=True)
+    y = F.gelu(t)
+    assert y.grad_fn.name() == "GeluBackward0"
+    erf = np.array([math.erf(v) for v in x * math.sqrt(0.5)])
+    assert y.detach().numpy().tobytes() == (x * 0.5 * (1 + erf)).tobytes()
+    y.backward(minigrad.tensor(np.full_like(x, 0.75)))
+    pdf = np.exp(x * x * -0.5) * (2 / math.sqrt(math.pi) * math.sqrt(0.5) * 0.5)
+    assert t.grad.numpy().tobytes() == (0.75 * ((erf + 1) * 0.5 + x * pdf)).tobytes()
 
 
 @pytest.mark.parametrize("fn", [
     lambda x: F.leaky_relu(x, 0.1), lambda x: F.elu(x, 1.3), lambda x: F.softplus(x, 1.5, 2.0),
-    lambda x: F.gelu(x, approximate="tanh"), lambda x: F.elu(x * 1, 0.5, inplace=True),
+    lambda x: F.gelu(x, approximate="tanh"), lambda x: F.gelu(x), lambda x: F.elu(x * 1, 0.5, inplace=True),
     lambda x: F.leaky_relu(x * 1, 0.3, inplace=True),
-], ids=["leaky_relu", "elu", "softplus", "gelu-tanh", "elu_", "leaky_relu_"])
+], ids=["leaky_relu", "elu", "softplus", "gelu-tanh", "gelu", "elu_", "leaky_relu_"])
 def test_activation_gradcheck_and_gradgradcheck(device, fn):
     x = rng(10).uniform(0.2, 2.0, (3, 4)) * rng(11).choice([-1.0, 1.0], (3, 4))  # away from the kinks
     t = minigrad.tensor(x, device=device, requires_grad=True)

@@ -10,7 +10,7 @@ PRIMITIVES = (
     "asarray", "to_numpy", "empty", "zeros", "ones", "full", "arange", "linspace", "eye",
     "rand", "randn", "randint", "seed", "astype", "copy",
     # elementwise, unary
-    "neg", "abs", "exp", "log", "sqrt", "sin", "cos", "tanh", "sigmoid", "relu", "sign",
+    "neg", "abs", "exp", "log", "log1p", "expm1", "erf", "sqrt", "sin", "cos", "tanh", "sigmoid", "relu", "sign",
     # rounding to integral values, of float arrays (round: half to even)
     "floor", "ceil", "trunc", "round",
     # elementwise, binary (second operand an array or a Python scalar); axpy(dst, src, alpha):

@@ -253,6 +253,15 @@ class CudaBackend:
     def log(self, a):
         return self._unary("log", a)
 
+    def log1p(self, a):
+        return self._unary("log1p", a)
+
+    def expm1(self, a):
+        return self._unary("expm1", a)
+
+    def erf(self, a):
+        return self._unary("erf", a)
+
     def sqrt(self, a):
         return self._unary("sqrt", a)
 

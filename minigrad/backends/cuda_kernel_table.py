@@ -6,8 +6,8 @@ SFX = {np.dtype(np.float32): "f32", np.dtype(np.float64): "f64", np.dtype(np.int
        np.dtype(np.int32): "i32", np.dtype(np.bool_): "b8"}
 CTYPE = {"f32": np.float32, "f64": np.float64, "i64": np.int64, "i32": np.int32, "b8": np.bool_}
 
-UNARY_OPS = {"f32": ("neg", "abs", "exp", "log", "sqrt", "sin", "cos", "tanh", "sigmoid", "relu", "sign",
-                     "floor", "ceil", "trunc", "round"),
+UNARY_OPS = {"f32": ("neg", "abs", "exp", "log", "log1p", "expm1", "erf", "sqrt", "sin", "cos", "tanh",
+                     "sigmoid", "relu", "sign", "floor", "ceil", "trunc", "round"),
              "i64": ("neg", "abs", "relu", "sign")}
 UNARY_OPS["f64"], UNARY_OPS["i32"] = UNARY_OPS["f32"], UNARY_OPS["i64"]
 BINARY_OPS = {"f32": ("add", "sub", "mul", "div", "pow", "maximum", "minimum"),

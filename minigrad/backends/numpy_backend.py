@@ -1,4 +1,5 @@
 """The CPU backend: minigrad's primitives on NumPy arrays (see backends/__init__.py)."""
+import math
 import warnings
 
 import numpy as np
@@ -105,6 +106,18 @@ neg = _returns_array(np.negative)
 abs = _returns_array(np.abs)
 exp = _returns_array(np.exp)
 log = _returns_array(np.log)
+log1p = _returns_array(np.log1p)
+expm1 = _returns_array(np.expm1)
+_erf_object = np.frompyfunc(math.erf, 1, 1)
+
+
+def erf(a):
+    """The error function of a float array. NumPy has none, so each element goes through the C
+    library's erf (math.erf: within an ulp in float64, then rounded once to float32), at about
+    60 ns an element, some 70 times the cost of NumPy's tanh."""
+    return np.asarray(_erf_object(a), dtype=a.dtype)
+
+
 sqrt = _returns_array(np.sqrt)
 sin = _returns_array(np.sin)
 cos = _returns_array(np.cos)

@@ -62,14 +62,10 @@ def softplus(input, beta=1.0, threshold=20.0):
 
 
 def gelu(input, approximate="none"):
-    """Only approximate='tanh': the exact form needs erf, which no backend primitive provides."""
     _tensor(input, "gelu")
-    if approximate == "tanh":
-        return _nn.gelu_tanh(input)
-    if approximate == "none":
-        raise NotImplementedError("minigrad's gelu supports only approximate='tanh' (the exact form "
-                                  "needs erf, which minigrad's backends do not provide)")
-    raise RuntimeError("approximate argument must be either none or tanh.")
+    if approximate != "none" and approximate != "tanh":
+        raise RuntimeError("approximate argument must be either none or tanh.")
+    return _nn.gelu(input, approximate)
 
 
 def sigmoid(input):

@@ -1,4 +1,5 @@
 """Elementwise ops: arithmetic, comparisons, unary math, clamp, where, dtype casts."""
+import math
 from numbers import Number
 
 from ..autograd.function import Function, NO_CTX, apply_binary, apply_unary, _record
@@ -642,6 +643,50 @@ class Log(_SavesInput):
     def backward_raw(ctx, be, g):
         a = ctx.saved_array()
         return be.div(g, a)
+
+
+class Log1p(_SavesInput):
+    _node_name, _prim = "Log1PBackward0", "log1p"
+
+    @staticmethod
+    def backward(ctx, g):
+        a, = ctx.saved_tensors
+        return g / (a + 1)
+
+    @staticmethod
+    def backward_raw(ctx, be, g):
+        return be.div(g, be.add(ctx.saved_array(), 1))
+
+
+class Expm1(_SavesOutput):
+    _node_name, _prim = "Expm1Backward0", "expm1"
+
+    @staticmethod
+    def backward(ctx, g):
+        out, = ctx.saved_tensors
+        return g * (out + 1)
+
+    @staticmethod
+    def backward_raw(ctx, be, g):
+        return be.mul(g, be.add(ctx.saved_array(), 1))
+
+
+_TWO_OVER_SQRT_PI = 2.0 / math.sqrt(math.pi)
+
+
+class Erf(_SavesInput):
+    """erf(x), with torch's gradient 2 / sqrt(pi) * exp(-x^2) * g."""
+    _node_name, _prim = "ErfBackward0", "erf"
+
+    @staticmethod
+    def backward(ctx, g):
+        a, = ctx.saved_tensors
+        return (-(a * a)).exp() * _TWO_OVER_SQRT_PI * g
+
+    @staticmethod
+    def backward_raw(ctx, be, g):
+        a = ctx.saved_array()
+        return be.mul(be.mul(be.exp(be.neg(be.mul(a, a))), _TWO_OVER_SQRT_PI), g)
 
 
 class Reciprocal(Builtin):

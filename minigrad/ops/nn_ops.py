@@ -423,6 +423,37 @@ class GeluTanh(Builtin):
         return g * ((t + 1) * 0.5 + x * 0.5 * (1 - t * t) * dinner), None
 
 
+_SQRT1_2 = math.sqrt(0.5)
+_GELU_PDF = 2 / math.sqrt(math.pi) * math.sqrt(0.5) * 0.5  # 1 / sqrt(2 pi), as torch's kBeta
+
+
+class Gelu(Builtin):
+    """gelu(x) = x * 0.5 * (1 + erf(x / sqrt(2))), in torch's order of roundings; its gradient
+    g * (cdf + x * pdf) likewise."""
+    _node_name = "GeluBackward0"
+
+    @staticmethod
+    def forward(ctx, a, _approximate):
+        be = a._device.backend
+        x = a._data
+        ctx.save_for_backward(a)
+        return _make(be.mul(be.mul(x, 0.5), be.add(be.erf(be.mul(x, _SQRT1_2)), 1)), a._device)
+
+    @staticmethod
+    def backward(ctx, g):
+        x, = ctx.saved_tensors
+        cdf = ((x * _SQRT1_2).erf() + 1) * 0.5
+        pdf = (x * x * -0.5).exp() * _GELU_PDF
+        return g * (cdf + x * pdf), None
+
+    @staticmethod
+    def backward_raw(ctx, be, g):
+        x = ctx.saved_array()
+        cdf = be.mul(be.add(be.erf(be.mul(x, _SQRT1_2)), 1), 0.5)
+        pdf = be.mul(be.exp(be.mul(be.mul(x, x), -0.5)), _GELU_PDF)
+        return be.mul(g, be.add(cdf, be.mul(x, pdf))), None
+
+
 def _float_input(a, kernel):
     if a._data.dtype.kind != "f":
         raise NotImplementedError(f"\"{kernel}\" not implemented for '{a.dtype._legacy[:-6]}'")
@@ -443,7 +474,7 @@ def softplus(a, beta, threshold):
     return apply_first(Softplus, a, beta, threshold)
 
 
-def gelu_tanh(a):
+def gelu(a, approximate):
     _float_input(a, "GeluKernelImpl")
-    return apply_first(GeluTanh, a, "tanh")
+    return apply_first(GeluTanh if approximate == "tanh" else Gelu, a, approximate)
 
