@@ -353,23 +353,14 @@ class EluInplace(Elu):
     _inplace = True
 
 
-def log1p_array(be, e):
-    """log(1 + e) accurate for tiny e (Goldberg's trick: no log1p primitive is needed)."""
-    u = be.add(e, 1)
-    one = be.eq(u, 1)
-    # where u == 1 the quotient is 0/1 and is replaced by e: no division by zero is evaluated
-    q = be.div(be.mul(be.log(u), e), be.add(be.sub(u, 1), one))
-    return be.where(one, e, q)
-
-
 def softplus_array(be, z):
     """log(1 + exp(z)) without overflow: max(z, 0) + log1p(exp(-|z|))."""
-    return be.add(be.maximum(z, 0), log1p_array(be, be.exp(be.neg(be.abs(z)))))
+    return be.add(be.maximum(z, 0), be.log1p(be.exp(be.neg(be.abs(z)))))
 
 
 def log_sigmoid_tensor(x):
     """log(sigmoid(x)) in Tensor ops (for double backward): min(x, 0) - log(1 + exp(-|x|))."""
-    return x.clamp(max=0) - ((-x.abs()).exp() + 1).log()
+    return x.clamp(max=0) - (-x.abs()).exp().log1p()
 
 
 class Softplus(Builtin):
