@@ -92,7 +92,14 @@ struct OpSum {
         return (long long)((unsigned long long)a + (unsigned long long)b);
     }
 };
-struct OpMax {
+struct OpProd {
+    template <class T> static __device__ T ident() { return T(1); }
+    template <class T> __device__ T operator()(T a, T b) const { return a * b; }
+    // as OpSum: wrap on overflow, as torch does, by multiplying as unsigned
+    __device__ long long operator()(long long a, long long b) const {
+        return (long long)((unsigned long long)a * (unsigned long long)b);
+    }
+};
     template <class T> static __device__ T ident() { return Lim<T>::lo(); }
     template <class T> __device__ T operator()(T a, T b) const {
         return (a > b || a != a) ? a : b;
@@ -260,7 +267,9 @@ __device__ __forceinline__ void arg_rows(const T* __restrict__ x, long long* __r
     DEF_ARG(argmin, false, T, sfx)
 #define DEF_SUM(T, sfx)             \
     DEF_REDUCE(sum, OpSum, T, sfx)  \
-    DEF_COLS(sum, OpSum, T, sfx)
+    DEF_COLS(sum, OpSum, T, sfx)    \
+    DEF_REDUCE(prod, OpProd, T, sfx) \
+    DEF_COLS(prod, OpProd, T, sfx)
 
 DEF_SUM(float, f32)
 DEF_SUM(double, f64)

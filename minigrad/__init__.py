@@ -11,7 +11,7 @@ from .creation import (tensor, as_tensor, from_numpy, zeros, ones, empty, full, 
                        randperm)
 from .functional import (add, sub, mul, div, pow, neg, abs, exp, log, sqrt, sin, cos, tanh, sigmoid, relu,
                          reciprocal, log1p, expm1, erf, clamp, clip, maximum, minimum, where, lt, le, gt, ge,
-                         eq, ne, sum, mean, max, min, amax, amin, argmax, argmin, var, std, softmax,
+                         eq, ne, sum, prod, mean, max, min, amax, amin, argmax, argmin, var, std, softmax,
                          log_softmax, matmul, mm, bmm,
                          reshape, flatten, squeeze, unsqueeze, transpose, t, permute, clone, cat, concat,
                          stack, split, chunk, numel, is_tensor, is_floating_point, result_type,

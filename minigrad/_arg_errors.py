@@ -378,6 +378,8 @@ _DIM_KEEPDIM = "Tensor input, int{} dim{}, bool keepdim=False, *, Tensor out=Non
 _SPECS = {
     "sum": ("Tensor input, *, ScalarType? dtype=None",
             "Tensor input, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None, Tensor out=None"),
+    "prod": ("Tensor input, *, ScalarType? dtype=None",
+             "Tensor input, int dim, bool keepdim=False, *, ScalarType? dtype=None, Tensor out=None"),
     "mean": ("Tensor input, *, ScalarType? dtype=None, Tensor out=None",
              "Tensor input, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None, Tensor out=None"),
     "max": ("Tensor input, *, Tensor out=None", "Tensor input, Tensor other, *, Tensor out=None",

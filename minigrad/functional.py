@@ -107,6 +107,7 @@ lt, le, gt, ge, eq, ne = _cmp("lt"), _cmp("le"), _cmp("gt"), _cmp("ge"), _cmp("e
 # the reductions: made by the factories of their Tensor methods (tensor_methods.py), which give
 # an argument of the wrong type torch's message for the function form (got (Tensor, float))
 sum, mean = _tm.sum_mean("sum", False), _tm.sum_mean("mean", False)
+prod = _tm.sum_mean("prod", False, _tm._NO)
 max, min = _tm.max_min("max", False), _tm.max_min("min", False)
 amax, amin = _tm.dim_keepdim("amax", False, ()), _tm.dim_keepdim("amin", False, ())
 argmax, argmin = _tm.dim_keepdim("argmax", False), _tm.dim_keepdim("argmin", False)

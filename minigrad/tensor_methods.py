@@ -153,26 +153,35 @@ def _keepdim_error(keepdim):
     return ArgTypeError(f"argument 'keepdim' must be bool, not {_arg_errors.type_name(keepdim)}")
 
 
-def sum_mean(name, method):
+def sum_mean(name, method, unset=None):
+    """sum, mean and prod: (dim, keepdim) and a keyword dtype. prod's dim is one int, and not
+    given at all for every element: dim=None is an error there (unset=_NO)."""
     fn = getattr(red, name)
-    names, defaults = ("dim", "keepdim", "dtype"), (None, False, None)
+    names, defaults = ("dim", "keepdim", "dtype"), (unset, False, None)
     error = _error_maker(name, method, names, defaults)
 
-    def reduce(x, *args, dim=None, keepdim=False, dtype=None, axis=None, keepdims=None):
+    def reduce(x, *args, dim=unset, keepdim=False, dtype=None, axis=None, keepdims=None):
         if not method and not isinstance(x, Tensor):
             raise error(x, args, (dim, keepdim, dtype), 0)
         if args:
-            bound = _bind_dim_keepdim(args, dim, keepdim, None)
+            bound = _bind_dim_keepdim(args, dim, keepdim, unset)
             if bound is None:
                 raise error(x, args, (dim, keepdim, dtype), 0)
             dim, keepdim = bound
         if axis is not None or keepdims is not None:
-            dim, keepdim = _np(name, dim, keepdim, axis, keepdims)
+            dim, keepdim = _np(name, None if dim is _NO else dim, keepdim, axis, keepdims)
+            dim = unset if dim is None else dim
         try:
             if keepdim.__class__ is not bool:
                 raise _keepdim_error(keepdim)
             if dtype is not None and dtype.__class__ is not _dtype:
                 raise ArgTypeError(f"argument 'dtype' must be minigrad.dtype, not {_arg_errors.type_name(dtype)}")
+            if dim is _NO:
+                if keepdim:  # keepdim without dim: torch's parser matches no overload
+                    raise ArgTypeError(f"{name}(): argument 'dim' is required with keepdim")
+                return fn(x, None, False, dtype=dtype)
+            if unset is _NO and dim is None:
+                raise ArgTypeError(f"{name}(): argument 'dim' must be int, not NoneType")
             return fn(x, dim, keepdim, dtype=dtype)
         except ArgTypeError as e:
             raise error(x, args, (dim, keepdim, dtype), len(args), e) from None
@@ -310,6 +319,7 @@ def softmax_like(name, method):
 
 Tensor.sum = sum_mean("sum", True)
 Tensor.mean = sum_mean("mean", True)
+Tensor.prod = sum_mean("prod", True, _NO)
 Tensor.max = max_min("max", True)
 Tensor.min = max_min("min", True)
 Tensor.amax = dim_keepdim("amax", True, ())

@@ -1266,25 +1266,26 @@ def _rows_cols(kname, rows, cols):
     return rows, cols
 
 
-def _tree_sum(x, tpr):
-    """A row sum in the kernel's order: thread t folds columns t, t+TPR, ... in order, then a
-    butterfly over each warp, then over the warps' partials."""
+def _tree_sum(x, tpr, op=np.add, ident=0):
+    """A row sum (or product: op, ident) in the kernel's order: thread t folds columns t,
+    t+TPR, ... in order, then a butterfly over each warp, then over the warps' partials."""
     rows, cols = x.shape
     chunks = -(-cols // tpr) if cols else 0
-    pad = np.zeros((rows, chunks * tpr), x.dtype)
+    pad = np.full((rows, chunks * tpr), ident, x.dtype)
     pad[:, :cols] = x
-    acc = np.zeros((rows, tpr), x.dtype)
-    for c in range(chunks):
-        acc = acc + pad[:, c * tpr:(c + 1) * tpr]
-    w = min(tpr, 32)
-    v = acc.reshape(rows, tpr // w, w)
-    while v.shape[2] > 1:
-        h = v.shape[2] // 2
-        v = v[:, :, :h] + v[:, :, h:]
-    v = v[:, :, 0]
-    while v.shape[1] > 1:
-        h = v.shape[1] // 2
-        v = v[:, :h] + v[:, h:]
+    acc = np.full((rows, tpr), ident, x.dtype)
+    with np.errstate(all="ignore"):  # integer products wrap, as in the kernel
+        for c in range(chunks):
+            acc = op(acc, pad[:, c * tpr:(c + 1) * tpr])
+        w = min(tpr, 32)
+        v = acc.reshape(rows, tpr // w, w)
+        while v.shape[2] > 1:
+            h = v.shape[2] // 2
+            v = op(v[:, :, :h], v[:, :, h:])
+        v = v[:, :, 0]
+        while v.shape[1] > 1:
+            h = v.shape[1] // 2
+            v = op(v[:, :h], v[:, h:])
     return v[:, 0]
 
 
@@ -1294,7 +1295,7 @@ def _reduce_kernel(kind, t):
     def run(L, x, out, rows, cols, count=None):
         tpr = _row_config(name, L)
         rows, cols = _rows_cols(name, rows, cols)
-        if cols == 0 and kind not in ("sum", "mean"):
+        if cols == 0 and kind not in ("sum", "prod", "mean"):
             fault(f"{name}: launched with cols == 0 (the ABI says the backend must raise first)")
         xi = np.arange(rows * cols)
         oi = np.arange(rows)
@@ -1309,6 +1310,8 @@ def _reduce_kernel(kind, t):
                     scale = scale / abs(float(count))
             if v.dtype.kind == "f":
                 _error_scale(out, oi, scale)
+        elif kind == "prod":
+            res = _tree_sum(v, tpr, np.multiply, 1)
         elif kind == "max":
             res = np.maximum.reduce(v, axis=1)
         elif kind == "min":
@@ -1352,12 +1355,15 @@ def _nan_wins(pick):
     return lambda a, b: np.where((a != a) | pick(a, b), a, b)
 
 
-_COL_OPS = {"sum": np.add, "mean": np.add, "max": _nan_wins(np.greater), "min": _nan_wins(np.less)}
+_COL_OPS = {"sum": np.add, "mean": np.add, "prod": np.multiply, "max": _nan_wins(np.greater),
+            "min": _nan_wins(np.less)}
 
 
 def _identity(kind, dtype):
     if kind in ("sum", "mean"):
         return dtype.type(0)
+    if kind == "prod":
+        return dtype.type(1)
     if dtype.kind == "f":
         return dtype.type(-np.inf if kind == "max" else np.inf)
     info = np.iinfo(dtype)
@@ -1492,6 +1498,8 @@ def _register_rows():
     for t in ("f32", "f64", "i64"):
         _kernel("reduce.cu", f"sum_rows_{t}", [f"P:{t}", f"P:{t}", "i64", "i64"], _reduce_kernel("sum", t))
         _kernel("reduce.cu", f"sum_cols_{t}", [c.format(t=t) for c in cols], _cols_kernel("sum", t))
+        _kernel("reduce.cu", f"prod_rows_{t}", [f"P:{t}", f"P:{t}", "i64", "i64"], _reduce_kernel("prod", t))
+        _kernel("reduce.cu", f"prod_cols_{t}", [c.format(t=t) for c in cols], _cols_kernel("prod", t))
     for t in ("f32", "f64"):
         _kernel("reduce.cu", f"mean_rows_{t}", [f"P:{t}", f"P:{t}", "i64", "i64", t], _reduce_kernel("mean", t))
         _kernel("reduce.cu", f"mean_cols_{t}", [c.format(t=t) for c in cols] + [t], _cols_kernel("mean", t))

@@ -254,6 +254,10 @@ rows("sum_dim_neg_keepdim", lambda t, x: x.sum(dim=-1, keepdim=True),
 rows("sum_dim_tuple", lambda t, x: x.sum((0, 2)), lambda x: x.sum((0, 2)), [(2, 3, 4)],
      dtypes=FLOAT_INT)
 rows("sum_fn", lambda t, x: t.sum(x, dim=1), lambda x: x.sum(1), [(2, 3, 4)])
+rows("prod", lambda t, x: x.prod(), lambda x: np.prod(x, dtype=None if x.dtype.kind == "f" else np.int64),
+     [(3, 4)], [()], dtypes=FLOAT_INT_BOOL)
+rows("prod_dim", lambda t, x: x.prod(1), lambda x: x.prod(1), [(2, 3, 4)])
+rows("prod_fn_keepdim", lambda t, x: t.prod(x, -1, keepdim=True), lambda x: x.prod(-1, keepdims=True), [(3, 4)])
 rows("sum_0d_dim", lambda t, x: x.sum(0), lambda x: x, [()])
 rows("mean", lambda t, x: x.mean(), np.mean, [(3, 4)], [()])
 rows("mean_dim", lambda t, x: x.mean(1), lambda x: x.mean(1), [(2, 3, 4)])

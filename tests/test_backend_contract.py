@@ -284,6 +284,28 @@ def reduce_rows(ref, with_dtype=False):
     return rows
 
 
+def prod_ref(a, axis, keep):
+    return np.prod(a, axis=axis, keepdims=keep, dtype=np.int64 if a.dtype.kind in "biu" else None)
+
+
+def prod_rows():
+    near1 = lambda *s, dtype=F32, w=0.5: u(*s, dtype=dtype, lo=1 - w, hi=1 + w)  # noqa: E731  no under/overflow
+    return [out(near1(2, 3, 4), None, False, ref=prod_ref),
+            out(near1(2, 3, 4, dtype=F64), (1,), False, ref=prod_ref),
+            out(near1(2, 3, 4), (2,), True, ref=prod_ref),
+            out(ints(3, 4, lo=-3, hi=4), (0,), False, ref=prod_ref),
+            out(ints(3, 4, lo=-3, hi=4, dtype=I32), (1,), False, ref=prod_ref, dtype=I64),
+            out(mask(3, 4), (1,), False, ref=prod_ref, dtype=I64),
+            out(u(), (), False, ref=prod_ref),
+            out(arr([[1.0, np.nan], [2.0, 0.0]], F64), (1,), False, ref=prod_ref),
+            out(near1(8, 256, w=0.01), (0,), False, ref=prod_ref, label="leading-axis"),
+            out(near1(5, 7, 3), (1,), True, ref=prod_ref),
+            out(near1(20000, 2, dtype=F64, w=1e-4), (0,), False, ref=prod_ref, label="long-columns"),
+            out(near1(2, 70000, dtype=F64, w=1e-4), (1,), False, ref=prod_ref, label="long-rows"),
+            out(u(0, 3), (0,), False, ref=prod_ref, label="empty-is-one"),
+            out(arr([2 ** 40, 2 ** 40, 3], I64), None, False, expect=np.int64(0), label="wraps-as-torch")]
+
+
 def mean_ref(a, axis, keep):
     with warnings.catch_warnings():  # the mean of nothing is nan, which is a case here
         warnings.simplefilter("ignore", RuntimeWarning)
@@ -1187,6 +1209,7 @@ TABLE = {
 
     # reductions
     "sum": reduce_rows(lambda a, axis, keep, dtype=None: np.sum(a, axis=axis, keepdims=keep), with_dtype=True),
+    "prod": prod_rows(),
     "mean": [out(*args, ref=mean_ref, label=label)
              for label, args in (
                  (None, (u(2, 3, 4), None, False)),

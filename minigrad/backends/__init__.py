@@ -24,7 +24,7 @@ PRIMITIVES = (
     "relu_backward", "sigmoid_backward", "tanh_backward",
     # reductions over axes (a tuple of ints, or None for all); vdot: sum(a * b) over all elements;
     # mean: of a float array, the sum divided by the count (nan where the count is 0)
-    "sum", "mean", "vdot", "amax", "amin", "argmax", "argmin",
+    "sum", "prod", "mean", "vdot", "amax", "amin", "argmax", "argmin",
     # softmax family over one axis; cross-entropy over the last axis of (N, C) logits
     "softmax", "log_softmax", "softmax_backward", "log_softmax_backward",
     "cross_entropy", "cross_entropy_backward",

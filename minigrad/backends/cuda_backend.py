@@ -711,13 +711,13 @@ class CudaBackend:
         return outer, red, inner
 
     def _reduce(self, kind, a, axis, keepdims, out_dtype=None):
-        """kind: sum, mean, max, min, argmax or argmin over axis (a tuple, or None for all)."""
+        """kind: sum, prod, mean, max, min, argmax or argmin over axis (a tuple, or None for all)."""
         axes = tuple(range(a.ndim)) if axis is None else tuple(ax % a.ndim for ax in axis) if a.ndim else ()
         if keepdims:
             shape = tuple(1 if ax in axes else s for ax, s in enumerate(a.shape))
         else:
             shape = tuple(s for ax, s in enumerate(a.shape) if ax not in axes)
-        plan = self._cols(a, axes) if kind in ("sum", "mean", "max", "min") else None
+        plan = self._cols(a, axes) if kind in ("sum", "prod", "mean", "max", "min") else None
         if plan is not None:
             outer, red, inner = plan
             if red == 0 and kind in ("max", "min"):
@@ -734,7 +734,7 @@ class CudaBackend:
         x, _, _ = self._rows(a, axes)
         rows, cols = x.shape
         count = cols
-        if kind in ("sum", "mean", "max", "min") and rows < self.sm_count and cols >= 1 << 16:
+        if kind in ("sum", "prod", "mean", "max", "min") and rows < self.sm_count and cols >= 1 << 16:
             # a few long rows: one block per row would leave the GPU idle, so reduce
             # (rows * k, cols / k) first, then the k partial results of each row
             k = next((k for k in (1024, 512, 256, 128, 64, 32) if cols % k == 0), 1)
@@ -742,7 +742,7 @@ class CudaBackend:
                 first = "sum" if kind == "mean" else kind
                 x = self._reduce_rows(first, x.reshape(rows * k, cols // k), None).reshape(rows, k)
                 cols = k
-        if cols == 0 and kind not in ("sum", "mean"):
+        if cols == 0 and kind not in ("sum", "prod", "mean"):
             raise RuntimeError(f"{kind}(): cannot reduce over an empty dimension")
         return self._reduce_rows(kind, x, out_dtype, count).reshape(shape)
 
@@ -771,6 +771,12 @@ class CudaBackend:
             a = self.astype(a, np.int64)  # integer sums accumulate in int64, as in NumPy and torch
         out = self._reduce("sum", a, axis, keepdims)  # an empty row sums to 0 in the kernel
         return out if dtype is None or out.dtype == dtype else self.astype(out, dtype)
+
+    def prod(self, a, axis=None, keepdims=False):
+        """The product over axis; integers and bools multiply in int64, wrapping as torch's."""
+        if a.dtype.kind in "biu" and a.dtype != np.int64:
+            a = self.astype(a, np.int64)
+        return self._reduce("prod", a, axis, keepdims)  # an empty row's product is 1
 
     def _extreme(self, kind, a, axis, keepdims):
         if a.dtype == np.bool_:

@@ -70,7 +70,7 @@ def kernel_names():
     for sfx in ("f32", "f64", "i64", "i32"):
         ew.add(f"clip_{sfx}")
     for sfx in ("f32", "f64", "i64"):
-        names["reduce.cu"].update({f"sum_rows_{sfx}", f"sum_cols_{sfx}"})
+        names["reduce.cu"].update({f"sum_rows_{sfx}", f"sum_cols_{sfx}", f"prod_rows_{sfx}", f"prod_cols_{sfx}"})
     for sfx in ("f32", "f64", "i64", "i32"):
         names["reduce.cu"].update({f"max_rows_{sfx}", f"min_rows_{sfx}", f"argmax_rows_{sfx}",
                                    f"argmin_rows_{sfx}", f"max_cols_{sfx}", f"min_cols_{sfx}"})

@@ -376,6 +376,12 @@ def sum(a, axis=None, keepdims=False, dtype=None):
     return r if r.__class__ is ndarray else np.asarray(r)
 
 
+def prod(a, axis=None, keepdims=False):
+    """The product over axis; integers and bools multiply in int64 (wrapping), as torch's."""
+    r = np.multiply.reduce(a, axis, np.int64 if a.dtype.kind in "biu" else None, None, keepdims)
+    return r if r.__class__ is ndarray else np.asarray(r)
+
+
 def mean(a, axis=None, keepdims=False):
     """sum(a) / count over axis, rounded as the two ops are (a float array; nan for count 0)."""
     s = _add_reduce(a, axis, None, None, keepdims)

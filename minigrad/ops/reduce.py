@@ -98,6 +98,72 @@ def sum(a, dim=None, keepdim=False, *, dtype=None):
     return apply_first(Sum if dim is None else SumDim, a, dims, keepdim, dtype)
 
 
+class Prod(Builtin):
+    """The product over dims. Its gradient is torch's: g * (out / x) in a slice without zeros; in
+    a slice with one zero, the product of the others at the zero and 0 elsewhere; with two or
+    more zeros, 0. The raw backward works that out per slice with `where`, with no host sync."""
+    _node_name = "ProdBackward0"
+
+    @staticmethod
+    def forward(ctx, a, dims, keepdim):
+        out = _make(a._device.backend.prod(a._data, dims, keepdim), a._device)
+        ctx.save_for_backward(a, out)
+        ctx.dims, ctx.keepdim = dims, keepdim
+        return out
+
+    @staticmethod
+    def backward(ctx, g):
+        """In Tensor ops, for a double backward: g * (out / x) without zeros (after a host sync,
+        as torch's); with zeros, each element's product of the others, as the product over a
+        (..., n, n) stack of the slice with that element replaced by 1 (n^2 memory, as only a
+        double backward through zeros needs it; torch uses cumulative products)."""
+        from .elementwise import where
+        a, out = ctx.saved_tensors
+        shape, dims, keepdim = a._data.shape, ctx.dims, ctx.keepdim
+        if not shape:
+            return g, None, None
+        g = _expand_back(g, shape, dims, keepdim)
+        if not (a == 0).any().item():
+            return g * (_expand_back(out, shape, dims, keepdim) / a), None, None
+        one_dim = len(dims) == 1 and len(shape) > 1  # torch's prod takes one dim or all of them
+        x = a.transpose(dims[0], -1) if one_dim else a.reshape(-1)
+        n = x._data.shape[-1]
+        i = _arange_along((n,), 0, a)
+        stack = where(i.unsqueeze(1) == i, 1.0, x.unsqueeze(-2))  # row k: the slice, its element k as 1
+        others = stack.prod(-1)
+        others = others.transpose(dims[0], -1) if one_dim else others.reshape(shape)
+        return g * others, None, None
+
+    @staticmethod
+    def backward_raw(ctx, be, g):
+        a, out = ctx.saved_arrays()
+        shape, dims, keepdim = a.shape, ctx.dims, ctx.keepdim
+        if not shape:
+            return g, None, None
+        g, out = _expand_back_array(be, g, shape, dims, keepdim), _expand_back_array(be, out, shape, dims, keepdim)
+        one, nothing = be.ones((), a.dtype), be.zeros((), a.dtype)
+        zero = be.eq(a, 0)
+        zeros = be.sum(be.astype(zero, a.dtype), dims, True)
+        safe = be.where(zero, one, a)
+        alone = be.mul(zero, be.eq(zeros, 1))  # bool * bool: and
+        others = be.where(alone, be.mul(g, be.prod(safe, dims, True)), nothing)
+        return be.where(be.eq(zeros, 0), be.mul(g, be.div(out, safe)), others), None, None
+
+
+class ProdDim(Prod):
+    _node_name = "ProdBackward1"
+
+
+def prod(a, dim=None, keepdim=False, *, dtype=None):
+    """torch.prod: of every element (dim None), or over one int dim; dtype casts the input first."""
+    if dim is not None and (dim.__class__ is bool or not hasattr(dim, "__index__")):
+        raise ArgTypeError(f"prod(): argument 'dim' must be int, not {type_name(dim)}")
+    if dtype is not None:
+        a = a.to(dtype)
+    dims = normalize_dims(None if dim is None else dim.__index__(), a._data.ndim, "prod")
+    return apply_first(Prod if dim is None else ProdDim, a, dims, keepdim)
+
+
 class Mean(Builtin):
     _node_name = "MeanBackward0"
 
