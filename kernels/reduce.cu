@@ -100,6 +100,7 @@ struct OpProd {
         return (long long)((unsigned long long)a * (unsigned long long)b);
     }
 };
+struct OpMax {
     template <class T> static __device__ T ident() { return Lim<T>::lo(); }
     template <class T> __device__ T operator()(T a, T b) const {
         return (a > b || a != a) ? a : b;
