@@ -4,7 +4,8 @@ from .dtypes import (dtype, float32, float64, int64, int32, get_default_dtype, s
 from .devices import device
 from .tensor import Tensor, Size
 from . import autograd, cuda
-from .autograd import no_grad, enable_grad, set_grad_enabled, is_grad_enabled
+from .autograd import (no_grad, enable_grad, set_grad_enabled, is_grad_enabled, inference_mode,
+                       is_inference_mode_enabled)
 from .creation import (tensor, as_tensor, from_numpy, zeros, ones, empty, full, arange, linspace, eye,
                        rand, randn, randint, zeros_like, ones_like, empty_like, full_like, rand_like,
                        randn_like, randint_like, manual_seed, seed, Generator, default_generator,
@@ -17,6 +18,10 @@ from .functional import (add, sub, mul, div, pow, neg, abs, exp, log, sqrt, sin,
                          stack, split, chunk, numel, is_tensor, is_floating_point, result_type,
                          promote_types, square, norm, dot, equal, allclose, isclose, all, any, nonzero,
                          masked_fill, sign, floor, ceil, trunc, fix, round, frac, rsub)
+from .functional import (isnan, isinf, isfinite, isposinf, isneginf, nan_to_num, logsumexp, tril, triu,  # noqa: F401
+                         diag, trace, flip, narrow, unbind, movedim, moveaxis, index_select, masked_select,
+                         outer, ger, gather, scatter, scatter_add, take_along_dim, lerp, clamp_min, clamp_max,
+                         logical_and, logical_or, logical_xor, logical_not, count_nonzero, var_mean, std_mean)
 from ._tensor_str import set_printoptions, get_printoptions
 from . import viz
 

@@ -405,9 +405,16 @@ _SPECS = {
     "linalg_vector_norm": ("Tensor input, Scalar ord=2, int[1]? dim=None, bool keepdim=False, *, "
                            "ScalarType? dtype=None, Tensor out=None",),
     "device": ("Device device", "str type, int? index=-1"),
+    "lt": ("Tensor input, Tensor other, *, Tensor out=None", "Tensor input, Scalar other, *, Tensor out=None"),
+    "fill_": ("Tensor input, Tensor value", "Tensor input, Scalar value"),
+    "pow": ("Tensor input, Tensor exponent, *, Tensor out=None", "Scalar self, Tensor exponent, *, Tensor out=None",
+            "Tensor input, Scalar exponent, *, Tensor out=None"),
 }
+# a Tensor method whose overloads are not its function's without input (pow's Scalar self)
+_METHOD_SPECS = {"pow": ("Tensor input, Tensor exponent", "Tensor input, Scalar exponent")}
 for _a, _b in (("min", "max"), ("amin", "amax"), ("argmin", "argmax"), ("all", "any"), ("std", "var"),
-               ("log_softmax", "softmax"), ("swapdims", "transpose"), ("concat", "cat"), ("stack", "cat")):
+               ("log_softmax", "softmax"), ("swapdims", "transpose"), ("concat", "cat"), ("stack", "cat"),
+               ("le", "lt"), ("gt", "lt"), ("ge", "lt"), ("eq", "lt"), ("ne", "lt")):
     _SPECS[_a] = _SPECS[_b]
 _parsers = {}
 
@@ -417,7 +424,7 @@ def parser(op, method):
     key = (op, method)
     p = _parsers.get(key)
     if p is None:
-        p = _parsers[key] = Parser(op, *_SPECS[op], method=method)
+        p = _parsers[key] = Parser(op, *(_METHOD_SPECS.get(op, _SPECS[op]) if method else _SPECS[op]), method=method)
     return p
 
 

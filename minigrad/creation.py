@@ -1,15 +1,17 @@
 """Creating tensors: tensor, from_numpy, zeros/ones/full/empty, arange, linspace, eye, random."""
+from numbers import Number
+
 import numpy as np
 
 from . import dtypes as _dt
 from .devices import canonical, CPU
-from .tensor import Tensor, _make, _normalize_shape
+from .tensor import Tensor, _make, _normalize_shape, require_grad_at_creation
 
 
 def _finish(data, device, requires_grad):
     t = _make(data, device)
     if requires_grad:
-        t.requires_grad = True  # validates: only floating point tensors may require grad
+        require_grad_at_creation(t, True)  # validates: only floating point tensors may require grad
     return t
 
 
@@ -77,21 +79,56 @@ def _infer_dtype(host, data, kinds):
         return _dt.int64
     if kind == "f":
         return _dt.get_default_dtype()
-    raise TypeError(f"Could not infer dtype of {type(data).__name__}")
+    raise _no_dtype_error(data)
 
 
-def _host_array(data):
+def _host_array(data, kinds=None):
+    """data (a tensor, an array, or Python data whose element kinds are kinds) as a NumPy array."""
     if isinstance(data, Tensor):
         return data.detach().cpu()._data
-    if isinstance(data, (list, tuple)) and any(isinstance(x, Tensor) for x in data):
-        data = [_host_array(x) for x in data]
+    if kinds and any(k.__class__ is _dt.dtype for k in kinds):  # tensors among the elements
+        data = _element(data)
     try:
         arr = np.asarray(data)
     except ValueError:
         raise ValueError(_ragged_message(data)) from None
-    if arr.dtype == object:
-        raise TypeError(f"can't convert {type(data).__name__} of mixed or non-numeric elements to a tensor")
+    if arr.dtype == object or arr.dtype.kind in "SUV":
+        raise _no_dtype_error(data)
     return arr
+
+
+def _element(x):
+    """An element of a sequence given to tensor(): a tensor in it counts as the number it holds
+    (torch converts it with item() or __index__), so it must have one element."""
+    if isinstance(x, (list, tuple)):
+        return [_element(y) for y in x]
+    if not isinstance(x, Tensor):
+        return x
+    if x._data.size != 1:
+        if x._data.dtype.kind == "f":
+            raise ValueError("only one element tensors can be converted to Python scalars")
+        raise TypeError("only integer tensors of a single element can be converted to an index")
+    return x.detach().cpu()._data.reshape(())
+
+
+def _no_dtype_error(data):
+    """torch's error for data with an element that is no number: a string met first, where torch
+    takes it for one more dimension, or anywhere else; or another object."""
+    first = data
+    while isinstance(first, (list, tuple)) and first:
+        first = first[0]
+    if isinstance(first, str) and first is not data:
+        return ValueError("too many dimensions 'str'")
+    stack = [data]
+    while stack:
+        x = stack.pop()
+        if isinstance(x, (list, tuple)):
+            stack.extend(reversed(x))
+        elif isinstance(x, (str, bytes)):
+            return TypeError(f"new(): invalid data type '{type(x).__name__}'")
+        elif not isinstance(x, (Number, np.generic, np.ndarray)):
+            return RuntimeError(f"Could not infer dtype of {type(x).__name__}")
+    return TypeError(f"can't convert {type(data).__name__} of mixed or non-numeric elements to a tensor")
 
 
 def _ragged_message(data):
@@ -137,12 +174,26 @@ def _check_numpy_bools(kinds):
         raise TypeError(f"'{tp_name(np.True_)}' object cannot be interpreted as an integer")
 
 
+def copy_construct_warning(name):
+    """torch's warning for tensor(t) / t.new_tensor(s) given a tensor (stacklevel: the user's call)."""
+    import warnings
+    warnings.warn("To copy construct from a tensor, it is recommended to use sourceTensor.detach().clone() or "
+                  "sourceTensor.detach().clone().requires_grad_(True), rather than "
+                  f"{name}(sourceTensor).", UserWarning, stacklevel=3)
+
+
 def tensor(data, dtype=None, device=None, requires_grad=False, pin_memory=False):
+    if isinstance(data, Tensor):
+        copy_construct_warning("minigrad.tensor")
+    return _tensor(data, dtype, device, requires_grad)
+
+
+def _tensor(data, dtype, device, requires_grad):
     kinds = None
     if not isinstance(data, (np.ndarray, Tensor)):
         kinds = _kinds(data)
         try:
-            host = _host_array(data)
+            host = _host_array(data, kinds)
         except (TypeError, OverflowError):
             _check_int_range(data, kinds)
             raise
@@ -153,6 +204,8 @@ def tensor(data, dtype=None, device=None, requires_grad=False, pin_memory=False)
     dtype = _infer_dtype(host, data, kinds) if dtype is None else _dt.to_dtype(dtype)
     if kinds is not None and dtype._category == 1:  # an integer dtype
         _check_numpy_bools(kinds)
+        if host.dtype.kind == "f" and not (np.abs(host) < 2.0 ** 63).all():  # nan, inf, too large
+            raise RuntimeError(f"value cannot be converted to type {dtype.np.name} without overflow")
     dev = canonical(device)
     return _finish(dev.backend.asarray(host.astype(dtype.np, copy=False)), dev, requires_grad)
 
@@ -175,31 +228,41 @@ def from_numpy(array):
     return _make(array, CPU)  # shares memory both ways, as torch does
 
 
-def _factory(args, dtype, device, default):
-    shape = _normalize_shape(args)
+def _factory(args, dtype, device, default, name):
+    shape = _normalize_shape(args, name)
     d = _dt.to_dtype(dtype) if dtype is not None else default
     return shape, d, canonical(device)
 
 
 def zeros(*size, dtype=None, device=None, requires_grad=False):
-    shape, d, dev = _factory(size, dtype, device, _dt.get_default_dtype())
+    shape, d, dev = _factory(size, dtype, device, _dt.get_default_dtype(), "zeros")
     return _finish(dev.backend.zeros(shape, d.np), dev, requires_grad)
 
 
 def ones(*size, dtype=None, device=None, requires_grad=False):
-    shape, d, dev = _factory(size, dtype, device, _dt.get_default_dtype())
+    shape, d, dev = _factory(size, dtype, device, _dt.get_default_dtype(), "ones")
     return _finish(dev.backend.ones(shape, d.np), dev, requires_grad)
 
 
 def empty(*size, dtype=None, device=None, requires_grad=False):
-    shape, d, dev = _factory(size, dtype, device, _dt.get_default_dtype())
+    shape, d, dev = _factory(size, dtype, device, _dt.get_default_dtype(), "empty")
     return _finish(dev.backend.empty(shape, d.np), dev, requires_grad)
 
 
+def _fill_number(value, name):
+    """full's fill_value: a number, or a one-element tensor as torch takes it (item())."""
+    if isinstance(value, Tensor) and value._data.size == 1:
+        return value.item()
+    if not isinstance(value, Number) or isinstance(value, complex):
+        from ._arg_errors import type_name
+        raise TypeError(f"{name}(): argument 'fill_value' (position 2) must be Number, not {type_name(value)}")
+    return value
+
+
 def full(size, fill_value, dtype=None, device=None, requires_grad=False):
-    if isinstance(fill_value, Tensor):
-        fill_value = fill_value.item()
-    shape, d, dev = _factory((size,), dtype, device, _dt.scalar_dtype(fill_value))
+    if fill_value.__class__ is not float and fill_value.__class__ is not int:
+        fill_value = _fill_number(fill_value, "full")
+    shape, d, dev = _factory((size,), dtype, device, _dt.scalar_dtype(fill_value), "full")
     return _finish(dev.backend.full(shape, fill_value, d.np), dev, requires_grad)
 
 
@@ -209,6 +272,8 @@ def arange(start, end=None, step=1, dtype=None, device=None, requires_grad=False
     vals = [v.item() if isinstance(v, Tensor) else v for v in (start, end, step)]
     if step == 0:
         raise RuntimeError("step must be nonzero")
+    if any(isinstance(v, float) and (v != v or v in (float("inf"), float("-inf"))) for v in vals[:2]):
+        raise RuntimeError(f"unsupported range: {vals[0]} -> {vals[1]}")
     if (vals[1] - vals[0]) * vals[2] < 0:
         raise RuntimeError("upper bound and lower bound inconsistent with step sign")
     if dtype is None:
@@ -219,9 +284,17 @@ def arange(start, end=None, step=1, dtype=None, device=None, requires_grad=False
 
 
 def linspace(start, end, steps, dtype=None, device=None, requires_grad=False):
+    for name, v, kind in (("start", start, Number), ("end", end, Number), ("steps", steps, int)):
+        if (kind is int and (isinstance(v, Tensor) or not hasattr(v, "__index__"))
+                or kind is Number and (not isinstance(v, (Number, Tensor)) or isinstance(v, complex))):
+            from ._typename import typename
+            raise TypeError(f"linspace(): argument '{name}' must be {'int' if kind is int else 'Number'}, "
+                            f"not {typename(type(v))}")
     if steps < 0:
         raise RuntimeError("number of steps must be non-negative")
     d = _dt.to_dtype(dtype) if dtype is not None else _dt.get_default_dtype()
+    if d is _dt.bool_:
+        raise NotImplementedError("\"linspace_cpu\" not implemented for 'Bool'")
     dev = canonical(device)
     return _finish(dev.backend.linspace(start, end, steps, d.np), dev, requires_grad)
 
@@ -239,18 +312,26 @@ def eye(n, m=None, dtype=None, device=None, requires_grad=False):
 def _float_dtype(dtype, name):
     d = _dt.to_dtype(dtype) if dtype is not None else _dt.get_default_dtype()
     if not d.is_floating_point:
-        raise RuntimeError(f"\"{name}\" not implemented for '{d._legacy[:-6]}'")
+        raise NotImplementedError(f"\"{name}\" not implemented for '{d._legacy[:-6]}'")
     return d
 
 
+def _check_generator(generator, name):
+    if generator is not None and not isinstance(generator, Generator):
+        from ._typename import typename
+        raise TypeError(f"{name}(): argument 'generator' must be minigrad.Generator, not {typename(type(generator))}")
+
+
 def rand(*size, dtype=None, device=None, requires_grad=False, generator=None):
-    shape, _, dev = _factory(size, None, device, None)
+    _check_generator(generator, "rand")
+    shape, _, dev = _factory(size, None, device, None, "rand")
     d = _float_dtype(dtype, "check_uniform_bounds")
     return _finish(dev.backend.rand(shape, d.np), dev, requires_grad)
 
 
 def randn(*size, dtype=None, device=None, requires_grad=False, generator=None):
-    shape, _, dev = _factory(size, None, device, None)
+    _check_generator(generator, "randn")
+    shape, _, dev = _factory(size, None, device, None, "randn")
     d = _float_dtype(dtype, "normal_kernel_cpu")
     return _finish(dev.backend.randn(shape, d.np), dev, requires_grad)
 
@@ -264,11 +345,19 @@ def randint(low, high=None, size=None, dtype=None, device=None, requires_grad=Fa
         low, high = 0, low
     if low >= high:
         raise RuntimeError(f"random_ expects 'from' to be less than 'to', but got from={low} >= to={high}")
-    shape, d, dev = _factory((size,), dtype, device, _dt.int64)
+    _check_generator(generator, "randint")
+    shape, d, dev = _factory((size,), dtype, device, _dt.int64, "randint")
+    if d is _dt.bool_ and (low < 0 or high > 2):
+        raise RuntimeError("from is out of bounds for bool" if low < 0 else "to - 1 is out of bounds for bool")
     return _finish(dev.backend.randint(low, high, shape, d.np), dev, requires_grad)
 
 
 def _like(fn, t, dtype, device, requires_grad, *extra):
+    if not isinstance(t, Tensor):  # the caller's name (zeros_like, ...), on this error path only
+        import sys
+        from ._arg_errors import type_name
+        raise TypeError(f"{sys._getframe(1).f_code.co_name}(): argument 'input' (position 1) must be Tensor, "
+                        f"not {type_name(t)}")
     return fn(*extra, dtype=dtype if dtype is not None else t.dtype,
               device=device if device is not None else t._device, requires_grad=requires_grad)
 
@@ -286,6 +375,7 @@ def empty_like(input, dtype=None, device=None, requires_grad=False):
 
 
 def full_like(input, fill_value, dtype=None, device=None, requires_grad=False):
+    fill_value = _fill_number(fill_value, "full_like")
     return _like(lambda **k: full(input._data.shape, fill_value, **k), input, dtype, device, requires_grad)
 
 
@@ -315,7 +405,10 @@ class Generator:
 
     def manual_seed(self, seed):
         import numpy as np
-        self._seed = int(seed)
+        if not hasattr(seed, "__index__") or isinstance(seed, bool):
+            from ._typename import typename
+            raise RuntimeError(f"manual_seed expected a long, but got {typename(type(seed))}")
+        self._seed = _seed_value(int(seed))
         self._rng = np.random.default_rng(self._seed)
         return self
 
@@ -336,9 +429,16 @@ def _global_generator():
     return _DEFAULT_GENERATOR
 
 
+def _seed_value(seed):
+    """torch's reading of a seed: a 64-bit integer, a negative one wrapping around."""
+    if not -(1 << 63) <= seed < (1 << 64):
+        raise ValueError("Overflow when unpacking long long")
+    return seed % (1 << 64)
+
+
 def manual_seed(seed):
     from . import cuda
-    seed = int(seed)
+    seed = _seed_value(int(seed))
     CPU.backend.seed(seed)
     _DEFAULT_GENERATOR.manual_seed(seed)
     if cuda.is_available():
@@ -360,6 +460,14 @@ default_generator = _DEFAULT_GENERATOR
 def randperm(n, *, generator=None, dtype=None, device=None, requires_grad=False):
     """A random permutation of 0..n-1 (int64 by default), from generator or the global seed."""
     gen = generator if generator is not None else _DEFAULT_GENERATOR
+    _check_generator(generator, "randperm")
+    if not hasattr(n, "__index__") or isinstance(n, bool):
+        from ._typename import typename
+        raise TypeError(f"randperm(): argument 'n' (position 1) must be int, not {typename(type(n))}")
+    if n < 0:
+        raise RuntimeError(f"Trying to create tensor with negative dimension {n}: [{n}]")
     d = _dt.to_dtype(dtype) if dtype is not None else _dt.int64
+    if d is _dt.bool_:
+        raise NotImplementedError("\"randperm\" not implemented for 'Bool'")
     dev = canonical(device)
     return _finish(dev.backend.asarray(gen.randperm(int(n)).astype(d.np)), dev, requires_grad)

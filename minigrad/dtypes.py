@@ -31,6 +31,14 @@ _BY_NP = {d.np: d for d in ALL}
 _DEFAULT_FLOAT = float32
 
 
+_CPP_NAMES = {"float32": "float", "float64": "double", "int64": "long int", "int32": "int", "bool": "bool"}
+
+
+def cpp_name(d):
+    """The C++ type name torch's kernels print for dtype d ('long int' for int64)."""
+    return _CPP_NAMES[d.name]
+
+
 def get_default_dtype():
     return _DEFAULT_FLOAT
 
@@ -38,7 +46,7 @@ def get_default_dtype():
 def set_default_dtype(d):
     global _DEFAULT_FLOAT
     if d not in (float32, float64):
-        raise TypeError(f"only floating-point types are supported as the default type, got {d}")
+        raise TypeError("only floating-point types are supported as the default type")
     _DEFAULT_FLOAT = d
 
 
@@ -55,8 +63,8 @@ def to_dtype(d):
     """Accept a minigrad dtype, a NumPy dtype or a Python type and return a minigrad dtype."""
     if isinstance(d, dtype):
         return d
-    if d is float:
-        return _DEFAULT_FLOAT
+    if d is float:  # as torch: Python's float is a double whatever the default dtype
+        return float64
     if d is int:
         return int64
     if d is bool:

@@ -1,4 +1,6 @@
 """The torch.* function forms of the Tensor ops (minigrad.exp(x), minigrad.cat([...]), ...)."""
+from numbers import Number as _Number
+
 from . import dtypes as _dt
 from .ops import elementwise as _ew, join as _join, linalg as _linalg, nn_ops as _nn_ops, shape as _shape
 from . import tensor_methods as _tm
@@ -12,30 +14,58 @@ def _t(x, name):
     return x
 
 
+def _operand(input, other, name):
+    """The input of add, sub, mul or div, which torch also takes as a number (a 0-d tensor that
+    promotes as a number does) when other is a tensor: torch.mul(2, x)."""
+    if isinstance(input, _Number) and not isinstance(input, complex) and isinstance(other, Tensor):
+        return _ew._scalar_tensor(input, other)
+    return _t(input, name)
+
+
+def _other(other, name):
+    """add's and sub's other: a tensor or a number (position 2 of the function form)."""
+    if not isinstance(other, (Tensor, _Number)) or isinstance(other, complex):
+        _no_operand(NotImplemented, name, other)
+    return other
+
+
 def add(input, other, *, alpha=1):
-    return _t(input, "add").add(other, alpha=alpha)
+    return _operand(input, other, "add").add(_other(other, "add"), alpha=alpha)
 
 
 def sub(input, other, *, alpha=1):
-    return _t(input, "sub").sub(other, alpha=alpha)
+    return _operand(input, other, "sub").sub(_other(other, "sub"), alpha=alpha)
 
 
 def rsub(input, other, *, alpha=1):
     return _ew.rsub_alpha(_t(input, "rsub"), other, alpha)
 
 
+def _no_operand(result, name, other):
+    if result is NotImplemented:
+        from ._typename import typename
+        raise TypeError(f"{name}(): argument 'other' (position 2) must be Tensor, not {typename(type(other))}")
+    return result
+
+
 def mul(input, other):
-    return _t(input, "mul") * other
+    return _no_operand(_operand(input, other, "mul").__mul__(other), "mul", other)
 
 
 def div(input, other):
-    return _t(input, "div") / other
+    return _no_operand(_operand(input, other, "div").__truediv__(other), "div", other)
 
 
 def pow(input, exponent):
-    if not isinstance(input, Tensor):
-        return exponent.__rpow__(input)
-    return input ** exponent
+    if isinstance(input, Tensor):
+        result = input.__pow__(exponent)
+    elif isinstance(exponent, Tensor):
+        result = exponent.__rpow__(input)
+    else:
+        result = NotImplemented
+    if result is NotImplemented:
+        raise _call_error("pow", False, (input, exponent))
+    return result
 
 
 def _unary(name):
@@ -69,11 +99,11 @@ clip = clamp
 
 
 def maximum(input, other):
-    return _t(input, "maximum").maximum(other)
+    return _ew.binary(_ew.Maximum, _t(input, "maximum"), _tm._tensor_arg(other, "maximum", 2))
 
 
 def minimum(input, other):
-    return _t(input, "minimum").minimum(other)
+    return _ew.binary(_ew.Minimum, _t(input, "minimum"), _tm._tensor_arg(other, "minimum", 2))
 
 
 def where(condition, input=None, other=None):
@@ -96,7 +126,12 @@ def masked_fill(input, mask, value):
 
 def _cmp(name):
     def fn(input, other):
-        return getattr(_t(input, name), name)(other)
+        if not isinstance(input, Tensor):
+            raise _call_error(name, False, (input, other))
+        result = getattr(input, f"__{name}__")(other)
+        if result is NotImplemented:
+            raise _call_error(name, False, (input, other))
+        return result
     fn.__name__ = name
     return fn
 
@@ -229,8 +264,22 @@ def is_floating_point(input):
 
 
 def result_type(tensor1, tensor2):
+    for x in (tensor1, tensor2):
+        if not isinstance(x, (Tensor, _Number)) or isinstance(x, complex):
+            from ._arg_errors import type_name
+            raise TypeError(f"result_type(): argument must be Tensor or Number, not {type_name(x)}")
     return _dt.result_type(tensor1, tensor2)
 
 
 def promote_types(type1, type2):
+    for i, x in enumerate((type1, type2)):
+        if not isinstance(x, _dt.dtype):
+            from ._arg_errors import type_name
+            raise TypeError(f"promote_types(): argument 'type{i + 1}' (position {i + 1}) must be minigrad.dtype, "
+                            f"not {type_name(x)}")
     return _dt.promote_types(type1, type2)
+
+
+# ops composed from the primitives (ops/composed.py): isnan, logsumexp, gather, lerp, var_mean, ...
+from .ops.composed import FUNCTIONS as _COMPOSED  # noqa: E402
+globals().update(_COMPOSED)

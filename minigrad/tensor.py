@@ -5,6 +5,7 @@ import weakref
 from . import dtypes as _dt
 from .autograd import function as _function, engine as _engine
 from .autograd import backward as _backward
+from .autograd.grad_mode import _inference_enabled
 from .devices import canonical, CPU
 
 _new = object.__new__
@@ -16,6 +17,8 @@ def _make(data, device):
     t = _new(Tensor)
     t._data = data
     t._device = device
+    if _inference_enabled():
+        t._inference = True
     return t
 
 
@@ -42,20 +45,46 @@ def _zeros_meta(shape, npdtype, device):
     return _make(device.backend.zeros(shape, npdtype), device)
 
 
-def _normalize_shape(args):
-    """zeros(2, 3), zeros((2, 3)), zeros([2, 3]) and zeros(()) all name a shape."""
-    if len(args) == 1 and not isinstance(args[0], int):
-        args = args[0]
-        if isinstance(args, Tensor):
-            args = args.tolist()
-    shape = tuple(args)
+def require_grad_at_creation(t, requires_grad):
+    """Sets requires_grad of a tensor being made (a factory's or Parameter's requires_grad=):
+    torch's message for an integer tensor is worded apart from the attribute setter's."""
+    if requires_grad and t._data.dtype.kind != "f":
+        raise RuntimeError("Only Tensors of floating point and complex dtype can require gradients")
+    t.requires_grad = requires_grad
+
+
+def _normalize_shape(args, name):
+    """zeros(2, 3), zeros((2, 3)), zeros([2, 3]) and zeros(()) all name a shape, of ints or
+    anything with __index__ (NumPy integers, 0-d integer tensors); name is the factory's, for
+    torch's messages."""
+    shape = args
+    if len(args) == 1 and args[0].__class__ is not int:
+        shape = args[0]
+        if isinstance(shape, Tensor) and shape._data.ndim:
+            shape = shape.tolist()
+        elif shape.__class__ is not bool and hasattr(shape, "__index__") and not getattr(shape, "ndim", 0):
+            shape = (shape,)  # one integer: a NumPy integer, a 0-d tensor
+        elif not isinstance(shape, (tuple, list)):
+            from ._typename import tp_name
+            raise TypeError(f"{name}(): argument 'size' (position 1) must be tuple of ints, not {tp_name(shape)}")
+    if any(s.__class__ is not int for s in shape):
+        shape = tuple(_size_element(s, i, name, len(args) > 1) for i, s in enumerate(shape))
     for s in shape:
-        if not isinstance(s, int) or isinstance(s, bool):
-            raise TypeError(f"expected a sequence of integers as a size, but got an element of type "
-                            f"{type(s).__name__}")
         if s < 0:
             raise RuntimeError(f"Trying to create tensor with negative dimension {s}: {list(shape)}")
-    return shape
+    return tuple(shape)
+
+
+def _size_element(s, i, name, spread):
+    """Element i of a size, as an int; spread: the size was given as separate arguments."""
+    if hasattr(s, "__index__") and (spread or s.__class__ is not bool):
+        return operator.index(s)  # as in torch, zeros(2, True) is zeros(2, 1)
+    from ._typename import tp_name
+    if spread:
+        raise TypeError(f"{name}(): argument 'size' failed to unpack the object at pos {i + 1} with error "
+                        f"\"type must be tuple of ints,but got {tp_name(s)}\"")
+    raise TypeError(f"{name}(): argument 'size' (position 1) must be tuple of ints, but found element of type "
+                    f"{tp_name(s)} at pos {i}")
 
 
 class Size(tuple):
@@ -70,6 +99,22 @@ class Size(tuple):
             n *= s
         return n
 
+    # a slice of a Size, and a Size joined with a tuple or repeated, are Sizes (as torch's)
+    def __getitem__(self, index):
+        item = tuple.__getitem__(self, index)
+        return Size(item) if index.__class__ is slice else item
+
+    def __add__(self, other):
+        return Size(tuple.__add__(self, other)) if isinstance(other, tuple) else NotImplemented
+
+    def __radd__(self, other):
+        return Size(tuple.__add__(other, self)) if isinstance(other, tuple) else NotImplemented
+
+    def __mul__(self, n):
+        return Size(tuple.__mul__(self, n))
+
+    __rmul__ = __mul__
+
 
 class Tensor:
     # defaults live on the class so that creating a tensor sets only _data and _device
@@ -82,9 +127,11 @@ class Tensor:
     _view_replay = None  # (parent, (primitive, arg)): how this view was made from parent
     _view_mark = 0      # the base's count of recorded in-place ops when this view was made
     _no_grad_view = None  # a view made in no_grad mode of a tensor requiring grad: its version then
+    _inference_mode_view = False  # such a view made in inference mode (torch's errors name the mode)
     _grad_acc = None    # the AccumulateGrad node of a leaf (it refers back weakly)
     _hooks = None
     _retains_grad = False
+    _inference = False  # made in inference mode (not as a view of a normal tensor): torch's inference tensor
     __array_priority__ = 1000  # NumPy defers to Tensor's reflected operators
 
     def __init__(self, *args, **kwargs):
@@ -154,16 +201,26 @@ class Tensor:
 
     @requires_grad.setter
     def requires_grad(self, value):
+        if value.__class__ is not bool:
+            raise RuntimeError("requires_grad must be a bool")
         if stored_grad_fn(self) is not None:
             raise RuntimeError("you can only change requires_grad flags of leaf variables. If you want "
                                "to use a computed variable in a subgraph that doesn't require "
                                "differentiation use var_no_grad = var.detach().")
         if value and self._data.dtype.kind != "f":
-            raise RuntimeError("Only Tensors of floating point and complex dtype can require gradients")
+            raise RuntimeError("only Tensors of floating point and complex dtype can require gradients")
+        if value and self._inference and not _inference_enabled():
+            raise RuntimeError("Setting requires_grad=True on inference tensor outside InferenceMode is not allowed.")
         if self._no_grad_view is None:  # a view made in no_grad mode requires grad as its base does
             self._requires_grad = bool(value)
 
     def requires_grad_(self, requires_grad=True):
+        if requires_grad.__class__ is not bool:
+            from ._arg_errors import type_name
+            raise TypeError("requires_grad_(): argument 'requires_grad' (position 1) must be bool, not "
+                            f"{type_name(requires_grad)}")
+        if requires_grad and self._data.dtype.kind != "f":
+            raise RuntimeError("only Tensors of floating point dtype can require gradients")  # torch's wording here
         self.requires_grad = requires_grad
         return self
 
@@ -184,14 +241,24 @@ class Tensor:
                                    f"tensor of size '{list(self._data.shape)}'. Please ensure that the "
                                    "gradient and the tensor are the same size")
             if value._data.dtype != self._data.dtype:
-                raise RuntimeError("assigned grad has data of a different type")
+                raise RuntimeError(f"attempting to assign a gradient with dtype '{_dt.cpp_name(value.dtype)}' to a "
+                                   f"tensor with grad_dtype '{self.dtype._legacy[:-6]}'. The gradient must match the "
+                                   "tensor's grad_dtype (defaults to the tensor's dtype). You can set the tensor's "
+                                   "grad_dtype attribute with a specific dtype, or None to allow any dtype. Set "
+                                   "grad_dtype with caution. Diverging the dtypes of a tensor and its gradient may "
+                                   "break downstream systems that assume they match.")
             if value._device is not self._device:
                 raise RuntimeError("assigned grad has data located on a different device")
         self._grad = value
 
     @property
     def _version(self):
+        if self._inference:
+            raise RuntimeError("Inference tensors do not track version counter.")
         return self._vc[0] if self._vc is not None else 0
+
+    def is_inference(self):
+        return self._inference
 
     def _bump_version(self):
         if self._vc is None:
@@ -201,6 +268,8 @@ class Tensor:
     def _alias(self):
         """A new tensor object on the same memory and version counter, outside the graph."""
         t = _make(self._data, self._device)
+        if t._inference is not self._inference:  # an alias is an inference tensor as its tensor is
+            t._inference = self._inference
         if self._vc is None:
             self._vc = [0, 0]
         t._vc = self._vc
@@ -212,6 +281,8 @@ class Tensor:
     @property
     def data(self):
         t = _make(self._data, self._device)  # shares memory, not the version counter (as torch)
+        if t._inference is not self._inference:
+            t._inference = self._inference
         return t
 
     @data.setter
@@ -220,6 +291,12 @@ class Tensor:
             raise TypeError(f"data must be a Tensor, got {type(value).__name__}")
         self._data = value._data
         self._device = value._device
+        if self._inference is not value._inference:  # an inference tensor's data makes one, and back
+            self._inference = value._inference
+
+    def data_ptr(self):
+        """The address of the first element (0 for a tensor with no elements, as in torch)."""
+        return self._device.backend.data_ptr(self._data) if self._data.size else 0
 
     # ---- conversion -----------------------------------------------------------
     def item(self):
@@ -387,7 +464,7 @@ class Tensor:
         return t
 
     def detach_(self):
-        if self._base is not None:
+        if self._base is not None and not self._inference:  # torch tracks no views of inference tensors
             raise RuntimeError(
                 "Can't detach views in-place. Use detach() instead. If you are using DistributedDataParallel (DDP) "
                 "for training, and gradient_as_bucket_view is set as True, gradients are views of DDP buckets, and "
@@ -505,7 +582,9 @@ def _non_leaf_grad_warning():
     warnings.warn("The .grad attribute of a Tensor that is not a leaf Tensor is being accessed. "
                   "Its .grad attribute won't be populated during autograd.backward(). If you "
                   "indeed want the .grad field to be populated for a non-leaf Tensor, use "
-                  ".retain_grad() on the non-leaf Tensor.", UserWarning, stacklevel=3)
+                  ".retain_grad() on the non-leaf Tensor. If you access the non-leaf Tensor by mistake, make "
+                  "sure you access the leaf Tensor instead. See github.com/pytorch/pytorch/pull/30531 for "
+                  "more information.", UserWarning, stacklevel=3)
 
 
 def _rebuild(array, device, requires_grad):

@@ -26,12 +26,12 @@ Tensor.__rsub__ = lambda self, other: ew.rsub(self, other)
 Tensor.__mul__ = Tensor.__rmul__ = ew.binary_method(ew.Mul)
 Tensor.__truediv__ = ew.binary_method(ew.Div, True)
 Tensor.__rtruediv__ = lambda self, other: ew.rtruediv(self, other)
-Tensor.__pow__ = ew.binary_method(ew.Pow)
-Tensor.__rpow__ = lambda self, other: rbinary(ew.Pow, self, other)
+Tensor.__pow__ = ew.binary_method(ew.Pow, tensor_cls=ew.PowTensor)
+Tensor.__rpow__ = lambda self, other: rbinary(ew.PowScalarBase, self, other)
 Tensor.__matmul__ = lambda self, other: _matmul_method(self, other)
 Tensor.__rmatmul__ = lambda self, other: NotImplemented
 Tensor.__neg__ = ew.unary_method(ew.Neg)
-Tensor.__pos__ = lambda self: self
+Tensor.__pos__ = lambda self: _pos(self)
 Tensor.__abs__ = lambda self: apply_unary(ew.Abs, self)
 Tensor.__invert__ = lambda self: _invert(self)
 Tensor.__and__ = lambda self, other: _logical(self, other, "mul")
@@ -39,9 +39,9 @@ Tensor.__or__ = lambda self, other: _logical(self, other, "maximum")
 
 Tensor.add = lambda self, other, alpha=1: ew.binary_alpha(ew.Add, self, other, alpha, "add")
 Tensor.sub = lambda self, other, alpha=1: ew.binary_alpha(ew.Sub, self, other, alpha, "sub")
-Tensor.mul = Tensor.__mul__
-Tensor.div = Tensor.__truediv__
-Tensor.pow = lambda self, exponent: self.__pow__(exponent)
+Tensor.mul = ew.binary_method(ew.Mul, name="mul")  # the operators' NotImplemented is their TypeError
+Tensor.div = ew.binary_method(ew.Div, True, name="div")
+Tensor.pow = ew.binary_method(ew.Pow, tensor_cls=ew.PowTensor, name="pow")
 Tensor.matmul = lambda self, other: linalg.matmul(self, other)
 Tensor.mm = lambda self, other: linalg.mm(self, other)
 Tensor.bmm = lambda self, other: linalg.bmm(self, other)
@@ -51,10 +51,11 @@ Tensor.maximum = lambda self, other: ew.binary(ew.Maximum, self, _tensor_arg(oth
 Tensor.minimum = lambda self, other: ew.binary(ew.Minimum, self, _tensor_arg(other, "minimum"))
 
 
-def _tensor_arg(x, name):
+def _tensor_arg(x, name, position=1):
+    """x, the argument 'other' of op name (at position 1 of the method, 2 of the function)."""
     if not isinstance(x, Tensor):
         from ._typename import typename
-        raise TypeError(f"{name}(): argument 'other' must be Tensor, not {typename(type(x))}")
+        raise TypeError(f"{name}(): argument 'other' (position {position}) must be Tensor, not {typename(type(x))}")
     return x
 
 
@@ -70,6 +71,12 @@ def _matmul_method(a, b):
     b = tensor(b)
     rd = promote_types(a.dtype, b.dtype)
     return linalg.matmul(a.to(rd), b.to(rd))
+
+
+def _pos(t):
+    if t._data.dtype.kind == "b":
+        raise RuntimeError("The `+` operator, on a bool tensor is not supported.")
+    return t
 
 
 def _invert(t):
@@ -89,9 +96,26 @@ def _logical(a, b, prim):
 for _name, _prim in (("lt", "lt"), ("le", "le"), ("gt", "gt"), ("ge", "ge"), ("eq", "eq"), ("ne", "ne")):
     def _cmp(self, other, _prim=_prim):
         return compare(_prim, self, other)
+
+    def _cmp_method(self, other, _prim=_prim):
+        result = compare(_prim, self, other)
+        if result is NotImplemented:  # the operator's answer; the method raises torch's TypeError
+            raise _call_error(_prim, True, (other,))
+        return result
     setattr(Tensor, f"__{_name}__", _cmp)
-    setattr(Tensor, _name, _cmp)
+    setattr(Tensor, _name, _cmp_method)
 Tensor.__hash__ = lambda self: id(self)
+
+
+def _contains(self, element):
+    """`element in t`: whether any element of t equals it, as torch's Tensor.__contains__."""
+    from numbers import Number
+    if isinstance(element, (Tensor, Number)):
+        return bool((element == self).any())
+    raise RuntimeError(f"Tensor.__contains__ only supports Tensor or scalar, but you passed in a {type(element)}.")
+
+
+Tensor.__contains__ = _contains
 
 
 # ---- unary math ---------------------------------------------------------------------
@@ -114,7 +138,7 @@ Tensor.trunc = ew.unary_method(ew.Trunc)
 Tensor.fix = Tensor.trunc
 Tensor.round = lambda self, *, decimals=0: ew.round_op(self, decimals)
 Tensor.frac = ew.unary_method(ew.Frac)
-Tensor.square = lambda self: self * self
+Tensor.square = lambda self: self ** 2  # torch's pow(x, 2): PowBackward0, an int64 square of a bool
 Tensor.clamp = lambda self, min=None, max=None: ew.clamp(self, min, max)
 Tensor.where = lambda self, condition, other: ew.where(condition, self, other)
 Tensor.clip = Tensor.clamp
@@ -361,6 +385,12 @@ def _equal(self, other):
 def _isclose(self, other, rtol=1e-05, atol=1e-08, equal_nan=False):
     if not isinstance(other, Tensor):
         raise TypeError(f"isclose(): argument 'other' (position 2) must be Tensor, not {type(other).__name__}")
+    for name, tol in (("rtol", rtol), ("atol", atol)):
+        if not isinstance(tol, (int, float)) or isinstance(tol, bool):
+            from ._arg_errors import type_name
+            raise TypeError(f"isclose(): argument '{name}' must be float, not {type_name(tol)}")
+        if tol < 0:
+            raise RuntimeError(f"{name} must be greater than or equal to zero, but got {tol:g}")
     if self._data.dtype != other._data.dtype:
         raise RuntimeError(f"{self.dtype._legacy[:-6]} did not match {other.dtype._legacy[:-6]}")
     close = self == other  # also equal infinities, whose difference is nan
@@ -547,7 +577,7 @@ def _split(self, split_size, dim=0):
 _split.__name__, _split.__qualname__ = "split", "Tensor.split"  # as Python's own errors name it
 Tensor.t = lambda self: sh.t(self)
 Tensor.T = property(lambda self: sh.permute(self, tuple(range(self._data.ndim))[::-1]))
-Tensor.mT = property(lambda self: sh.transpose(self, -2, -1))
+Tensor.mT = property(sh.mT)
 Tensor.permute = _permute
 Tensor.expand = lambda self, *sizes: sh.expand(self, tuple(_dims_arg(sizes)))
 Tensor.expand_as = lambda self, other: sh.expand(self, other._data.shape)
@@ -596,6 +626,9 @@ def _zero_(self):
 
 
 def _fill_(self, value):
+    from numbers import Number
+    if not isinstance(value, Tensor) and (not isinstance(value, Number) or isinstance(value, complex)):
+        raise _call_error("fill_", True, (value,))
     if isinstance(value, Tensor) and value._data.ndim:
         raise RuntimeError(f"fill_ only supports 0-dimension value tensor but got tensor with "
                            f"{value._data.ndim} dimensions.")
@@ -646,4 +679,18 @@ Tensor.new_zeros = _new_factory("zeros")
 Tensor.new_ones = _new_factory("ones")
 Tensor.new_full = _new_factory("full")
 Tensor.new_empty = _new_factory("empty")
-Tensor.new_tensor = _new_factory("tensor")
+
+
+def _new_tensor(self, data, dtype=None, device=None, requires_grad=False):
+    from . import creation
+    if isinstance(data, Tensor):
+        creation.copy_construct_warning("tensor.new_tensor")
+    return creation._tensor(data, dtype or self.dtype, device or self._device, requires_grad)
+
+
+Tensor.new_tensor = _new_tensor
+
+
+# ---- ops composed from the primitives (ops/composed.py): isnan, gather, tril, exp_, uniform_, ...
+from .ops import composed as _composed  # noqa: E402
+_composed.install(Tensor)

@@ -234,6 +234,20 @@ rows("where_method", lambda t, c, x, y: x.where(c, y), lambda c, x, y: np.where(
 rows("where_from_compare", lambda t, x, y: t.where(x > 0, x, y), lambda x, y: np.where(x > 0, x, y),
      [Arg((3, 4), "nonzero"), (3, 4)])
 
+# composed ops (minigrad/ops/composed.py): tests of float values, nan_to_num, lerp, clamp_min/max
+for _name in ("isnan", "isinf", "isfinite", "isposinf", "isneginf"):
+    rows(_name, lambda t, x, n=_name: getattr(t, n)(x), getattr(np, _name), [(3, 4)], [()], grad=False,
+         dtypes=FLOAT_INT)
+rows("nan_to_num", lambda t, x: t.nan_to_num(x, nan=0.5), lambda x: x, [(3, 4)])
+rows("lerp_scalar", lambda t, x, y: t.lerp(x, y, 0.3), lambda x, y: x + 0.3 * (y - x), [(3, 4), (4,)], [(), ()])
+rows("lerp_scalar_big", lambda t, x, y: x.lerp(y, 0.8), lambda x, y: y - (y - x) * 0.2, [(3, 4), (3, 4)])
+rows("lerp_tensor", lambda t, x, y, w: t.lerp(x, y, w), lambda x, y, w: x + w * (y - x),
+     [(3, 4), (3, 4), (3, 1)], [(4,), (3, 4), ()])
+rows("clamp_min_fn", lambda t, x: t.clamp_min(x, 0.25), lambda x: np.maximum(x, 0.25), [(3, 4)],
+     avoid=(0.25,), smooth=False)
+rows("clamp_max_method", lambda t, x: x.clamp_max(-1), lambda x: np.minimum(x, -1), [(3, 4)], avoid=(-1,),
+     dtypes=FLOAT_INT, smooth=False)
+
 # ---------------------------------------------------------------- comparisons (bool results)
 for _name, _f in (("lt", operator.lt), ("le", operator.le), ("gt", operator.gt),
                   ("ge", operator.ge), ("eq", operator.eq), ("ne", operator.ne)):
@@ -244,6 +258,11 @@ for _name, _f in (("lt", operator.lt), ("le", operator.le), ("gt", operator.gt),
     rows(_name + "_scalar", lambda t, x, f=_f: f(x, 1), lambda x, f=_f: f(x, 1), [(3, 4)],
          domain="small_int", grad=False, dtypes=FLOAT_INT)
 rows("gt_rscalar", lambda t, x: 0.5 < x, lambda x: 0.5 < x, [(3, 4)], grad=False)
+for _name in ("logical_and", "logical_or", "logical_xor"):
+    rows(_name, lambda t, x, y, n=_name: getattr(t, n)(x, y), getattr(np, _name), [(3, 4), (4,)], [(), (3,)],
+         domain="small_int", grad=False, dtypes=FLOAT_INT_BOOL)
+rows("logical_not", lambda t, x: x.logical_not(), np.logical_not, [(3, 4)], domain="small_int", grad=False,
+     dtypes=FLOAT_INT_BOOL)
 
 # ---------------------------------------------------------------- reductions
 rows("sum", lambda t, x: x.sum(), np.sum, [(3, 4)], [()], [(5,)],
@@ -331,6 +350,26 @@ rows("log_softmax", lambda t, x: t.log_softmax(x, 1), lambda x: np.log(_softmax(
 rows("log_softmax_method", lambda t, x: x.log_softmax(dim=-1), lambda x: np.log(_softmax(x, -1)),
      [(5,)])
 
+
+def _logsumexp(x, axis, keepdims=False):
+    m = x.max(axis, keepdims=True)
+    out = np.log(np.exp(x - m).sum(axis, keepdims=True)) + m
+    return out if keepdims else out.squeeze(axis)
+
+
+rows("logsumexp", lambda t, x: t.logsumexp(x, 1), lambda x: _logsumexp(x, 1), [(3, 4)], [(2, 3, 4)])
+rows("logsumexp_dims_keepdim", lambda t, x: x.logsumexp((0, 2), keepdim=True),
+     lambda x: _logsumexp(x, (0, 2), True), [(2, 3, 4)])
+rows("count_nonzero", lambda t, x: t.count_nonzero(x), np.count_nonzero, [(3, 4)], domain="small_int",
+     grad=False, dtypes=FLOAT_INT_BOOL)
+rows("count_nonzero_dim", lambda t, x: x.count_nonzero(dim=(0, -1)), lambda x: np.count_nonzero(x, (0, 2)),
+     [(2, 3, 4)], domain="small_int", grad=False, dtypes=FLOAT_INT)
+rows("var_mean", lambda t, x: t.var_mean(x, 1), lambda x: (x.var(1, ddof=1), x.mean(1)), [(3, 4)])
+rows("var_mean_all", lambda t, x: t.var_mean(x, correction=0), lambda x: (x.var(), x.mean()), [(3, 4)])
+rows("std_mean", lambda t, x: t.std_mean(x, (0, 1), keepdim=True),
+     lambda x: (x.std((0, 1), ddof=1, keepdims=True), x.mean((0, 1), keepdims=True)), [(2, 3, 4)])
+rows("trace", lambda t, x: x.trace(), np.trace, [(3, 4)], [(4, 2)], dtypes=FLOAT_INT)
+
 # ---------------------------------------------------------------- matmul
 rows("matmul", lambda t, x, y: x @ y, np.matmul,
      [(4,), (4,)], [(4,), (4, 3)], [(3, 4), (4,)], [(3, 4), (4, 5)], [(2, 3, 4), (2, 4, 5)],
@@ -386,6 +425,23 @@ rows("expand_tuple", lambda t, x: x.expand((2, 3)), lambda x: np.broadcast_to(x,
 rows("contiguous", lambda t, x: x.transpose(0, 1).contiguous(), lambda x: x.T, [(3, 4)], **_SHAPE)
 rows("clone", lambda t, x: x.clone(), np.copy, [(3, 4)], [()], **_SHAPE)
 rows("clone_fn", lambda t, x: t.clone(x) * 2, lambda x: x * 2, [(3, 4)])
+rows("tril", lambda t, x: x.tril(), np.tril, [(3, 4)], [(2, 3, 3)], **_SHAPE)
+rows("tril_k_fn", lambda t, x: t.tril(x, -1), lambda x: np.tril(x, -1), [(4, 3)])
+rows("triu", lambda t, x: t.triu(x, 1), lambda x: np.triu(x, 1), [(3, 4)], [(2, 3, 3)], **_SHAPE)
+rows("flip", lambda t, x: x.flip(0), lambda x: np.flip(x, 0) if x.ndim else x, [(3, 4)], [()], **_SHAPE)
+rows("flip_dims_fn", lambda t, x: t.flip(x, (0, -1)), lambda x: np.flip(x, (0, 2)), [(2, 3, 4)])
+rows("narrow", lambda t, x: x.narrow(1, 1, 2), lambda x: x[:, 1:3], [(3, 4)], **_SHAPE)
+rows("narrow_neg_fn", lambda t, x: t.narrow(x, -1, -3, 2), lambda x: x[..., 1:3], [(2, 3, 4)])
+rows("unbind", lambda t, x: x.unbind(1), lambda x: tuple(np.moveaxis(x, 1, 0)), [(3, 4)], **_SHAPE)
+rows("unbind_fn", lambda t, x: t.unbind(x)[1] * 2, lambda x: x[1] * 2, [(3, 2, 2)])
+rows("movedim", lambda t, x: t.movedim(x, 0, -1), lambda x: np.moveaxis(x, 0, -1), [(2, 3, 4)], **_SHAPE)
+rows("moveaxis_tuple", lambda t, x: x.moveaxis((0, 1), (2, 0)), lambda x: np.moveaxis(x, (0, 1), (2, 0)),
+     [(2, 3, 4)])
+rows("diag", lambda t, x: t.diag(x), np.diag, [(3,)], [(3, 4)], **_SHAPE)
+rows("diag_k", lambda t, x: x.diag(1), lambda x: np.diag(x, 1), [(3,)], [(3, 4)])
+rows("diag_neg_k", lambda t, x: x.diag(-2), lambda x: np.diag(x, -2), [(2,)], [(4, 3)])
+rows("outer", lambda t, x, y: t.outer(x, y), np.outer, [(3,), (4,)], dtypes=FLOAT_INT)
+rows("ger", lambda t, x, y: x.ger(y), np.outer, [(2,), (3,)])
 
 # ---------------------------------------------------------------- indexing
 _MASK45 = np.array([[1, 0, 0, 1, 1], [0, 0, 0, 0, 0], [1, 1, 1, 1, 1], [0, 1, 0, 0, 1]], bool)
@@ -427,6 +483,24 @@ rows("index_mask_arg", lambda t, x, m: x[m], lambda x, m: x[m], [(3, 4), Arg((3,
 rows("index_mask_from_compare", lambda t, x: x[x > 0], lambda x: x[x > 0], [(3, 4)],
      domain="nonzero")
 rows("index_chained", lambda t, x: x[1][2:], lambda x: x[1][2:], [(4, 5)])
+_GATHER1 = np.array([[0, 4, 4], [1, 0, 2], [3, 3, 3], [2, 1, 0]])
+_GATHER0 = np.array([[0, 3, 1, 1, 2], [2, 2, 0, 1, 3]])
+rows("gather", lambda t, x: x.gather(1, _key(t, x, _GATHER1)), lambda x: np.take_along_axis(x, _GATHER1, 1),
+     [(4, 5)], dtypes=FLOAT_INT_BOOL)
+rows("gather_dim0_fn", lambda t, x: t.gather(x, 0, _key(t, x, _GATHER0)),
+     lambda x: np.take_along_axis(x, _GATHER0, 0), [(4, 5)])
+rows("take_along_dim", lambda t, x: t.take_along_dim(x, _key(t, x, _GATHER1[:1]), 1),
+     lambda x: np.take_along_axis(x, np.broadcast_to(_GATHER1[:1], (4, 3)), 1), [(4, 5)])
+rows("take_along_dim_flat", lambda t, x: x.take_along_dim(_key(t, x, _GATHER1)),
+     lambda x: x.reshape(-1)[_GATHER1.reshape(-1)], [(4, 5)])
+rows("index_select", lambda t, x: x.index_select(1, _key(t, x, np.array([4, 0, 4]))),
+     lambda x: x[:, [4, 0, 4]], [(4, 5)], dtypes=FLOAT_INT_BOOL)
+rows("index_select_fn", lambda t, x: t.index_select(x, 0, _key(t, x, np.array([2, 3]))), lambda x: x[[2, 3]],
+     [(4, 5)])
+rows("masked_select", lambda t, x, m: x.masked_select(m), lambda x, m: x[m], [(3, 4), Arg((3, 4), dtype="bool")],
+     dtypes=FLOAT_INT_BOOL)
+rows("masked_select_broadcast", lambda t, x, m: t.masked_select(x, m),
+     lambda x, m: np.broadcast_to(x, (3, 4))[np.broadcast_to(m, (3, 4))], [(4,), Arg((3, 1), dtype="bool")])
 
 
 def setitem(name, key, *arg_sets, scalar=None, dtypes=FLOAT):
@@ -475,6 +549,31 @@ def _setitem_then_use(t, x, v):
 
 rows("setitem_then_use", _setitem_then_use,
      lambda x, v: (np.concatenate([v[None] + 0 * x[:1], x[1:] * 2]) * x).sum(0), [(3, 4), (4,)])
+
+_SCATTER1 = np.array([[4, 0], [1, 2], [3, 4], [0, 1]])  # distinct within a row: a defined result
+
+
+def _scattered(x, src, add=False):
+    y = x.copy()
+    for i, j in np.ndindex(_SCATTER1.shape):
+        if add:
+            y[i, _SCATTER1[i, j] % 3] += src[i, j]
+        else:
+            y[i, _SCATTER1[i, j]] = src[i, j]
+    return y
+
+
+rows("scatter", lambda t, x, s: x.scatter(1, _key(t, x, _SCATTER1), s), _scattered, [(4, 5), (4, 2)],
+     dtypes=FLOAT_INT_BOOL)
+rows("scatter_src_larger_fn", lambda t, x, s: t.scatter(x, 1, _key(t, x, _SCATTER1), s),
+     lambda x, s: _scattered(x, s), [(4, 5), (4, 3)], grad=False)  # torch's engine refuses src's gradient
+rows("scatter_value", lambda t, x: x.scatter(1, _key(t, x, _SCATTER1), 2.5),
+     lambda x: _scattered(x, np.full((4, 2), 2.5)), [(4, 5)])
+rows("scatter_add", lambda t, x, s: x.scatter_add(1, _key(t, x, _SCATTER1 % 3), s),
+     lambda x, s: _scattered(x, s, True), [(4, 5), (4, 2)], dtypes=FLOAT_INT)
+rows("scatter_", lambda t, x, s: (x * 1).scatter_(1, _key(t, x, _SCATTER1), s), _scattered, [(4, 5), (4, 2)])
+rows("scatter_add_", lambda t, x, s: (x * 1).scatter_add_(1, _key(t, x, _SCATTER1 % 3), s),
+     lambda x, s: _scattered(x, s, True), [(4, 5), (4, 2)])
 
 # ---------------------------------------------------------------- joining and splitting
 rows("cat", lambda t, x, y: t.cat([x, y]), lambda x, y: np.concatenate([x, y]),
@@ -550,6 +649,28 @@ def _mul_on_view_ref(x):
 
 
 inplace("mul_on_view", _mul_on_view, _mul_on_view_ref, [(3, 4)])
+
+# in-place unary methods (ops/composed.py); log_ and abs_ differentiate at the value before the write
+inplace("exp_", lambda y: y.exp_(), np.exp, [(3, 4)], [()])
+inplace("log_", lambda y: y.log_(), np.log, [Arg((3, 4), "pos")])
+inplace("sqrt_", lambda y: y.sqrt_(), np.sqrt, [Arg((3, 4), "pos")])
+inplace("abs_", lambda y: y.abs_(), np.abs, [Arg((3, 4), avoid=(0,))], dtypes=FLOAT_INT, smooth=False)
+inplace("neg_", lambda y: y.neg_(), np.negative, [(3, 4)], dtypes=FLOAT_INT)
+inplace("sigmoid_", lambda y: y.sigmoid_(), lambda x: 1 / (1 + np.exp(-x)), [(3, 4)])
+inplace("tanh_", lambda y: y.tanh_(), np.tanh, [(3, 4)])
+inplace("relu_", lambda y: y.relu_(), lambda x: np.maximum(x, 0), [Arg((3, 4), avoid=(0,))], dtypes=FLOAT_INT,
+        smooth=False)
+inplace("floor_", lambda y: y.floor_(), np.floor, [Arg((3, 4), avoid=_INTEGERS)], smooth=False)
+inplace("ceil_", lambda y: y.ceil_(), np.ceil, [Arg((3, 4), avoid=_INTEGERS)], smooth=False)
+inplace("round_", lambda y: y.round_(), np.rint, [Arg((3, 4), avoid=_HALVES)], smooth=False)
+inplace("trunc_", lambda y: y.trunc_(), np.trunc, [Arg((3, 4), avoid=_INTEGERS)], smooth=False)
+inplace("clamp_min__", lambda y: y.clamp_min_(0.5), lambda x: np.maximum(x, 0.5), [Arg((3, 4), avoid=(0.5,))],
+        smooth=False)
+inplace("clamp_max_", lambda y: y.clamp_max_(0.5), lambda x: np.minimum(x, 0.5), [Arg((3, 4), avoid=(0.5,))],
+        smooth=False)
+inplace("lerp_", lambda y, w: y.lerp_(w, 0.25), lambda x, w: x + 0.25 * (w - x), [(3, 4), (4,)])
+inplace("tril_", lambda y: y.tril_(1), lambda x: np.tril(x, 1), [(3, 4)])
+inplace("exp_on_view", lambda y: y[1].exp_(), lambda x: np.concatenate([x[:1], np.exp(x[1:2]), x[2:]]), [(3, 4)])
 
 
 def _check_ids_unique():

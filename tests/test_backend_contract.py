@@ -1002,6 +1002,21 @@ def contiguity_case(x, expected):
     return check
 
 
+def data_ptr_case(dtype):
+    """An int address: a view starting at the same element has the array's, one starting k
+    elements later the array's plus k * itemsize, and a copy another."""
+    @custom(np.dtype(dtype).name)
+    def check(be, f):
+        a = be.asarray(np.arange(12).astype(dtype).reshape(3, 4))
+        ptr = f(a)
+        assert isinstance(ptr, int) and ptr != 0
+        assert f(be.transpose(a, (1, 0))) == ptr == f(be.getitem(a, (slice(None), slice(0, 2))))
+        assert f(be.getitem(a, (1,))) == ptr + 4 * a.itemsize
+        assert f(be.getitem(a, (slice(None), slice(3, None)))) == ptr + 3 * a.itemsize
+        assert f(be.copy(a)) != ptr
+    return check
+
+
 def ascontiguous_case(x):
     @custom(describe(x))
     def check(be, f):
@@ -1326,6 +1341,8 @@ TABLE = {
                       expect=[3.0, 0.0, 3.0, 0.0], dtype=F32, label="repeats-accumulate"),
                   out((2, 3), (arr([1, 1, 0], I64), arr([2, 2, 2], I64)), arr([1.0, 10.0, 100.0], F64), F64,
                       expect=[[0, 0, 100], [0, 0, 11]], dtype=F64, label="repeated-pairs"),
+                  out((3,), (arr([0, 0, 2], I64),), arr([2 ** 62, 2 ** 62, -5], I64), I64,
+                      expect=np.array([-2 ** 63, 0, -5], I64), dtype=I64, label="int64-wraps"),
                   out((3, 4), (slice(None), 1), u(3), F32,
                       ref=lambda s, i, v, d: setitem_ref(np.zeros(s), i, v), dtype=F32),
                   out((3, 4), (arr([True, False, True], BOOL),), u(2, 4, dtype=F64), F64,
@@ -1347,6 +1364,7 @@ TABLE = {
                       contiguity_case(u(), True), contiguity_case(ints(4), True)],
     "ascontiguous": [ascontiguous_case(Transposed(u(2, 3))), ascontiguous_case(u(3, 2)),
                      ascontiguous_case(u()), ascontiguous_case(Transposed(ints(3, 4)))],
+    "data_ptr": [data_ptr_case(F32), data_ptr_case(F64), data_ptr_case(I64), data_ptr_case(BOOL)],
 }
 
 

@@ -1,6 +1,7 @@
 """minigrad.autograd: backward, grad, Function, grad modes and gradient checks."""
 from .function import Function, Node, AccumulateGrad
-from .grad_mode import no_grad, enable_grad, set_grad_enabled, is_grad_enabled
+from .grad_mode import (no_grad, enable_grad, set_grad_enabled, is_grad_enabled, inference_mode,
+                        is_inference_mode_enabled)
 from . import engine as _engine
 
 
@@ -44,7 +45,7 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, 
     if retain_graph is None:
         retain_graph = create_graph
     if inputs is not None:
-        inputs = _as_tuple(inputs)
+        inputs = _check_inputs(_as_tuple(inputs), "backward")
         results = _engine.run_backward(tensors, grads, retain_graph, create_graph, inputs, True)
         for t, g in zip(inputs, results):
             if g is not None:
@@ -53,14 +54,31 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, 
     _engine.run_backward(tensors, grads, retain_graph, create_graph)
 
 
+def _check_inputs(inputs, name):
+    """torch's errors for the `inputs` of backward() and grad(): none, or not tensors."""
+    from ..tensor import Tensor
+    if not inputs:
+        raise RuntimeError(f"`inputs` argument to `{name}()` cannot be empty.")
+    for t in inputs:
+        if not isinstance(t, Tensor):
+            raise RuntimeError(f"all inputs have to be Tensors or GradientEdges, but got {type(t).__name__}")
+        if name == "backward" and not t._requires_grad:
+            raise RuntimeError("can't retain_grad on Tensor that has requires_grad=False")
+    return inputs
+
+
 def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False, only_inputs=True,
          allow_unused=None, is_grads_batched=False, materialize_grads=False):
     outputs = _as_tuple(outputs)
-    inputs = _as_tuple(inputs)
+    from ..tensor import Tensor
+    for t in outputs or ():
+        if not isinstance(t, Tensor):
+            raise AssertionError("Expected output to be a minigrad.Tensor")  # torch's assert
+    inputs = _check_inputs(_as_tuple(inputs), "grad")
+    grads = _make_grads(outputs, _as_tuple(grad_outputs))  # torch checks the outputs first
     for i, t in enumerate(inputs):
         if not t._requires_grad:
             raise RuntimeError("One of the differentiated Tensors does not require grad")
-    grads = _make_grads(outputs, _as_tuple(grad_outputs))
     if retain_graph is None:
         retain_graph = create_graph
     if allow_unused is None:

@@ -18,7 +18,7 @@ Gradients waiting for a node are kept as the gradient itself for one-output node
 from heapq import heappush, heappop
 
 from .function import AccumulateGrad, accumulator
-from .grad_mode import _grad_enabled, _set_grad_enabled
+from .grad_mode import _grad_enabled, _set_grad_enabled, grad_mode_value
 
 _make = None  # minigrad.tensor._make, bound by minigrad.tensor (which imports this package)
 
@@ -70,7 +70,7 @@ def run_backward(outputs, grads, retain_graph, create_graph, inputs=None, allow_
         results = [None] * len(inputs)
 
     prev = _grad_enabled()
-    _set_grad_enabled(create_graph)
+    _set_grad_enabled(grad_mode_value(create_graph))  # inference mode records nothing, even here
     try:
         while heap:
             node = heappop(heap)[1]

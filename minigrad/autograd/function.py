@@ -11,7 +11,7 @@ import weakref
 
 _new = object.__new__
 
-from .grad_mode import _grad_enabled, _set_grad_enabled
+from .grad_mode import _grad_enabled, _set_grad_enabled, _inference_enabled
 
 
 class Node:
@@ -183,8 +183,7 @@ class BackwardCFunction(Node):
                     packed.append(_output_entry(t, i))
                     break
             else:
-                vc = t._vc
-                packed.append((t, vc[0] if vc is not None else 0, -1))
+                packed.append(_input_entry(t))
         self._saved = packed
         self._to_save = ()
 
@@ -315,6 +314,8 @@ def _mark_no_grad_view(view):
     view._requires_grad = True
     view._no_grad_view = view._vc[0]
     view._view_mark = -1
+    if _inference_enabled():  # torch's errors about it then name inference mode
+        view._inference_mode_view = True
     view.__class__ = NoGradView  # its grad_fn, read, checks the version (tensor.py)
 
 
@@ -390,7 +391,9 @@ def _record(cls, args, needs):
                     packed.append(None)
                 elif t is out:
                     packed.append(_output_entry(t, 0))
-                else:
+                else:  # _input_entry, inlined
+                    if t._inference:
+                        raise RuntimeError(_INFERENCE_SAVED)
                     vc = t._vc
                     packed.append((t, vc[0] if vc is not None else 0, -1))
             ctx._saved = packed
@@ -407,6 +410,26 @@ def _record(cls, args, needs):
     if ctx._to_save:
         ctx._pack(out)
     return out
+
+
+_INFERENCE_SAVED = ("Inference tensors cannot be saved for backward. Please do not use Tensors created in "
+                    "inference mode in computation tracked by autograd. To work around this, you can make a "
+                    "clone to get a normal tensor and use it in autograd, or use `torch.no_grad()` instead of "
+                    "`torch.inference_mode()`.")
+
+
+def check_savable(t):
+    """torch's error for an inference tensor that a recorded op keeps for its backward. save_for_backward
+    checks what it saves; an op that keeps an input's array instead calls this where torch saves it."""
+    if t._inference:
+        raise RuntimeError(_INFERENCE_SAVED)
+
+
+def _input_entry(t):
+    """The saved entry for a tensor that is not an output of the node: the tensor and its version."""
+    check_savable(t)
+    vc = t._vc
+    return (t, vc[0] if vc is not None else 0, -1)
 
 
 def _output_entry(t, i):

@@ -31,7 +31,8 @@ PRIMITIVES = (
     # linear algebra; matmul(a, b, bias=None): a bias of b's last dim is added to every row of
     # the rounded product (nn.Linear's addmm, one GEMM launch on CUDA)
     "matmul",
-    # layout: views where the array type allows, copies otherwise
+    # layout: views where the array type allows, copies otherwise; data_ptr(a): the address
+    # of a's first element (a view's is its base's plus the view's offset)
     "reshape", "view", "transpose", "broadcast_to", "getitem", "setitem", "index_add",
-    "concatenate", "split", "copyto", "is_contiguous", "ascontiguous",
+    "concatenate", "split", "copyto", "is_contiguous", "ascontiguous", "data_ptr",
 )

@@ -18,7 +18,7 @@ except ImportError as e:  # minigrad.cuda reports this as "CUDA is not available
     raise ImportError("the CUDA backend needs CuPy: pip install \"minigrad[cuda]\"") from e
 
 from .kernel_loader import KernelCache
-from .numpy_backend import _check_bias
+from .numpy_backend import _check_bias, linspace as _host_linspace
 
 name = "cuda"
 ndarray = cp.ndarray
@@ -200,7 +200,7 @@ class CudaBackend:
         return self.asarray(np.arange(start, end, step, dtype=dtype))
 
     def linspace(self, start, end, steps, dtype):
-        return self.asarray(np.linspace(start, end, steps, dtype=dtype))
+        return self.asarray(_host_linspace(start, end, steps, dtype))  # torch's formula, on the host
 
     def eye(self, n, m, dtype):
         return self.asarray(np.eye(n, m, dtype=dtype))
@@ -1041,6 +1041,11 @@ class CudaBackend:
     def index_add(self, shape, index, values, dtype):
         out = self.zeros(shape, dtype)
         with self.device:
+            if out.dtype == np.int64:
+                # CuPy's scatter_add has no int64: add as uint64, the same bits modulo 2**64
+                wide = out.astype(np.uint64)
+                cupyx.scatter_add(wide, index, values.astype(np.uint64))
+                return wide.astype(np.int64)
             cupyx.scatter_add(out, index, values)
         return out
 
@@ -1057,6 +1062,9 @@ class CudaBackend:
 
     def is_contiguous(self, a):
         return a.flags.c_contiguous
+
+    def data_ptr(self, a):
+        return a.data.ptr
 
     def ascontiguous(self, a):
         if a.flags.c_contiguous:

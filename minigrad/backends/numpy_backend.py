@@ -55,7 +55,18 @@ def arange(start, end, step, dtype):
 
 
 def linspace(start, end, steps, dtype):
-    return np.linspace(start, end, steps, dtype=dtype)
+    """torch's formula: start + step * i for the first half, end - step * (steps - 1 - i) for the
+    rest (both ends exact), the step in the dtype's precision (double for integers) and each
+    value rounded once, as torch's fused multiply-add gives it (computed here in long double)."""
+    dtype = np.dtype(dtype)
+    if steps < 2:
+        return np.full(steps, start).astype(dtype)
+    step_t = dtype.type if dtype.kind == "f" else np.float64
+    lo, hi = step_t(dtype.type(start)), step_t(dtype.type(end))
+    step = np.longdouble((hi - lo) / step_t(steps - 1))
+    i = np.arange(steps, dtype=np.longdouble)
+    out = np.where(i < steps // 2, np.longdouble(lo) + step * i, np.longdouble(hi) - step * (steps - 1 - i))
+    return out.astype(dtype)
 
 
 def eye(n, m, dtype):
@@ -570,6 +581,10 @@ def copyto(dst, src):
 
 def is_contiguous(a):
     return a.flags.c_contiguous
+
+
+def data_ptr(a):
+    return a.ctypes.data
 
 
 def ascontiguous(a):

@@ -5,19 +5,31 @@ linear is one fused node (minigrad/ops/loss.py, minigrad/ops/nn_ops.py); the fun
 handle torch's argument conventions (legacy size_average/reduce, inplace=, dim=None).
 """
 import warnings
+from numbers import Number
 
 from ..ops import loss as _loss, nn_ops as _nn
 from ..ops.inplace import inplace as _inplace
 from ..tensor import Tensor, _make
 
 __all__ = ["linear", "relu", "leaky_relu", "sigmoid", "tanh", "softmax", "log_softmax", "dropout", "elu",
-           "softplus", "gelu", "mse_loss", "l1_loss", "smooth_l1_loss", "huber_loss", "cross_entropy",
+           "softplus", "softsign", "gelu", "mse_loss", "l1_loss", "smooth_l1_loss", "huber_loss", "cross_entropy",
            "nll_loss", "binary_cross_entropy", "binary_cross_entropy_with_logits"]
 
 
 def _tensor(x, fn, arg="input", pos=1):
     if not isinstance(x, Tensor):
         raise TypeError(f"{fn}(): argument '{arg}' (position {pos}) must be Tensor, not {type(x).__name__}")
+    return x
+
+
+def _arg(x, fn, arg, pos, kind="Number"):
+    """torch's TypeError for a number argument (a slope, a probability) of another type."""
+    ok = x.__class__ is float or x.__class__ is int or (
+        isinstance(x, Number) and not isinstance(x, complex) if kind == "Number" else
+        x.__class__ is bool if kind == "bool" else isinstance(x, Number) and not isinstance(x, complex))
+    if not ok:
+        from .._arg_errors import type_name
+        raise TypeError(f"{fn}(): argument '{arg}' (position {pos}) must be {kind}, not {type_name(x)}")
     return x
 
 
@@ -45,6 +57,7 @@ def relu(input, inplace=False):
 
 def leaky_relu(input, negative_slope=0.01, inplace=False):
     _tensor(input, "leaky_relu")
+    _arg(negative_slope, "leaky_relu", "negative_slope", 2)
     if inplace:
         return _inplace(input, lambda t: _nn.leaky_relu(t, negative_slope, True))
     return _nn.leaky_relu(input, negative_slope)
@@ -52,13 +65,19 @@ def leaky_relu(input, negative_slope=0.01, inplace=False):
 
 def elu(input, alpha=1.0, inplace=False):
     _tensor(input, "elu")
+    _arg(alpha, "elu", "alpha", 2)
     if inplace:
         return _inplace(input, lambda t: _nn.elu(t, alpha, True))
     return _nn.elu(input, alpha)
 
 
 def softplus(input, beta=1.0, threshold=20.0):
+    _arg(beta, "softplus", "beta", 2), _arg(threshold, "softplus", "threshold", 3)
     return _nn.softplus(_tensor(input, "softplus"), beta, threshold)
+
+
+def softsign(input):
+    return input / (input.abs() + 1)  # torch composes it the same way (DivBackward0)
 
 
 def gelu(input, approximate="none"):
@@ -104,6 +123,10 @@ def dropout(input, p=0.5, training=True, inplace=False):
     """Zero each element with probability p and scale the rest by 1 / (1 - p), from the backend's
     random generator (minigrad.manual_seed makes it reproducible)."""
     _tensor(input, "dropout")
+    if training.__class__ is not bool:
+        _arg(training, "dropout", "train", 3, "bool")
+    if p.__class__ is not float:
+        _arg(p, "dropout", "p", 2, "float")
     if p < 0.0 or p > 1.0:
         raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
     x = input._data
@@ -156,6 +179,10 @@ def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", we
 def l1_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None):
     if size_average is not None or reduce is not None:
         reduction = _legacy_reduction(size_average, reduce)
+    if isinstance(input, Tensor) and isinstance(target, Tensor) and (
+            (input._data.dtype.kind == "b") != (target._data.dtype.kind == "b")):  # torch's input - target
+        from ..ops.elementwise import _bool_sub_error
+        raise _bool_sub_error(input, target)
     input, target = _loss.regression_operands(input, target, "l1_loss", floating=False)
     elem = (input - target).abs()  # torch composes l1 the same way (AbsBackward0, MeanBackward0)
     if weight is not None:
@@ -185,8 +212,8 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
     (target shaped like input); one fused node either way."""
     if size_average is not None or reduce is not None:
         reduction = _legacy_reduction(size_average, reduce)
-    _tensor(input, "cross_entropy")
-    _tensor(target, "cross_entropy", "target", 2)
+    _tensor(input, "cross_entropy_loss")
+    _tensor(target, "cross_entropy_loss", "target", 2)
     if target._data.shape == input._data.shape:
         return _loss.prob_cross_entropy(input, target, weight, ignore_index, reduction, label_smoothing)
     return _loss.class_nll(input, target, weight, ignore_index, reduction, label_smoothing)
@@ -196,8 +223,8 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, r
              reduction="mean"):
     if size_average is not None or reduce is not None:
         reduction = _legacy_reduction(size_average, reduce)
-    _tensor(input, "nll_loss")
-    _tensor(target, "nll_loss", "target", 2)
+    _tensor(input, "nll_loss_nd")
+    _tensor(target, "nll_loss_nd", "target", 2)
     return _loss.class_nll(input, target, weight, ignore_index, reduction, logits=False)
 
 

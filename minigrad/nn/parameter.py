@@ -1,5 +1,5 @@
 """nn.Parameter and nn.Buffer: the tensors a Module registers when assigned as attributes."""
-from ..tensor import Tensor
+from ..tensor import Tensor, require_grad_at_creation
 
 
 class Parameter(Tensor):
@@ -19,7 +19,8 @@ class Parameter(Tensor):
         if data._vc is None:
             data._vc = [0, 0]
         p._vc = data._vc
-        p.requires_grad = requires_grad
+        p._inference = data._inference  # before requires_grad, which an inference tensor may refuse
+        require_grad_at_creation(p, requires_grad)
         return p
 
     def __init__(self, data=None, requires_grad=True):

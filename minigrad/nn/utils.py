@@ -17,7 +17,7 @@ def clip_grad_norm_(parameters, max_norm, norm_type=2.0, error_if_nonfinite=Fals
     from ..creation import tensor
     from ..functional import stack
     grads = _grads(parameters)
-    norm_type = float(norm_type)
+    max_norm, norm_type = float(max_norm), float(norm_type)  # as torch: checked even with no gradients
     if not grads:
         return tensor(0.0)
     with no_grad():

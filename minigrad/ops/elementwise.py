@@ -4,7 +4,7 @@ from numbers import Number
 
 from ..autograd.function import Function, NO_CTX, apply_binary, apply_unary, _record
 from ..autograd.grad_mode import _grad_enabled
-from ..dtypes import result_type, get_default_dtype, int64
+from ..dtypes import cpp_name, result_type, get_default_dtype, int64
 from ..tensor import Tensor, _make
 from .broadcast import broadcast_shape, sum_to, sum_to_array
 
@@ -63,6 +63,17 @@ def _scalar_tensor(value, like):
 
 BOOL_SUB = ("Subtraction, the `-` operator, with a bool tensor is not supported. If you are trying to "
             "invert a mask, use the `~` or `logical_not()` operator instead.")
+BOOL_SUB_TWO = ("Subtraction, the `-` operator, with two bool tensors is not supported. Use the `^` or "
+                "`logical_xor()` operator instead.")
+
+
+def _is_bool(x):
+    return x.__class__ is bool or (isinstance(x, Tensor) and x._data.dtype.kind == "b")
+
+
+def _bool_sub_error(a, b):
+    """torch's refusal of a subtraction with a bool operand (a Python bool counts as one)."""
+    return RuntimeError(BOOL_SUB_TWO if _is_bool(a) and _is_bool(b) else BOOL_SUB)
 
 
 def binary(cls, a, b, floating=False):
@@ -73,24 +84,28 @@ def binary(cls, a, b, floating=False):
             return apply_binary(cls, a, b)
     elif (b.__class__ is float or b.__class__ is int) and a._data.dtype.kind == "f":
         return apply_binary(cls, a, b)
-    if (cls is Sub or cls is RsubTensor) and (a._data.dtype.kind == "b" or b.__class__ is bool or (
-            isinstance(b, Tensor) and b._data.dtype.kind == "b")):
-        raise RuntimeError(BOOL_SUB)
-    ops = _operands(a, b, floating)
+    if (cls is Sub or cls is RsubTensor) and (_is_bool(a) or _is_bool(b)):
+        raise _bool_sub_error(a, b)
+    ops = _operands(a, b, floating) or _array_operands(a, b, floating)
     if ops is None:
-        if not hasattr(b, "__array_interface__"):
-            return NotImplemented
-        # a NumPy array: torch takes it as a tensor of its dtype (on the CPU)
-        from ..creation import tensor
-        from ..dtypes import promote_types
-        b = tensor(b)
-        rd = promote_types(a.dtype, b.dtype)
-        if floating and not rd.is_floating_point:
-            rd = get_default_dtype()
-        if b._device is not a._device:
-            raise device_error(a, b)
-        ops = (a if a.dtype is rd else a.to(rd)), (b if b.dtype is rd else b.to(rd))
+        return NotImplemented
     return apply_binary(cls, *ops)
+
+
+def _array_operands(a, b, floating=False):
+    """A Tensor a and a NumPy array b, which torch takes as a tensor of its dtype (on the CPU),
+    cast to their result dtype; None if b is no array."""
+    if not hasattr(b, "__array_interface__"):
+        return None
+    from ..creation import tensor
+    from ..dtypes import promote_types
+    b = tensor(b)
+    rd = promote_types(a.dtype, b.dtype)
+    if floating and not rd.is_floating_point:
+        rd = get_default_dtype()
+    if b._device is not a._device:
+        raise device_error(a, b)
+    return (a if a.dtype is rd else a.to(rd)), (b if b.dtype is rd else b.to(rd))
 
 
 def binary_alpha(cls, a, b, alpha, name):
@@ -100,8 +115,8 @@ def binary_alpha(cls, a, b, alpha, name):
         raise TypeError(f"{name}(): argument 'other' (position 1) must be Tensor, not {typename(type(b))}")
     if alpha == 1 and alpha.__class__ is not bool:
         return binary(cls, a, b)
-    if cls is Sub and (a._data.dtype.kind == "b" or (isinstance(b, Tensor) and b._data.dtype.kind == "b")):
-        raise RuntimeError(BOOL_SUB)
+    if cls is Sub and (_is_bool(a) or _is_bool(b)):
+        raise _bool_sub_error(a, b)
     rd = _alpha_result_type(a, b, alpha)
     if isinstance(b, Tensor):
         b = b if b.dtype is rd else b.to(rd)
@@ -123,11 +138,16 @@ _NEEDS_A = (True, False)
 _NEEDS_ONE = (True,)
 
 
-def binary_method(cls, floating=False):
+def binary_method(cls, floating=False, tensor_cls=None, name=None):
     """Tensor's method for binary op cls (`a * b`, `a.mul(b)`): binary() and apply_binary()
     inlined for their fast cases (these methods are most of a small model's ops), the rest
-    through binary()."""
+    through binary(). tensor_cls, when given, is the op for a tensor operand (torch's pow
+    records a node of another name for a tensor exponent). name: the named method's (`a.mul`),
+    which raises torch's TypeError for an operand of the wrong type where the operator returns
+    NotImplemented for Python to try the other operand."""
     forward = cls.forward
+    tensor_cls = tensor_cls or cls
+    tensor_forward = tensor_cls.forward
 
     def method(self, other):
         if isinstance(other, Tensor):
@@ -136,14 +156,29 @@ def binary_method(cls, floating=False):
                 if _grad_enabled():
                     ra, rb = self._requires_grad, other._requires_grad
                     if ra or rb:
-                        return _record(cls, (self, other), (ra, rb))
-                return forward(NO_CTX, self, other)
+                        return _record(tensor_cls, (self, other), (ra, rb))
+                return tensor_forward(NO_CTX, self, other)
+            return binary(tensor_cls, self, other, floating)
         elif (other.__class__ is float or other.__class__ is int) and self._data.dtype.kind == "f":
             if self._requires_grad and _grad_enabled():
                 return _record(cls, (self, other), _NEEDS_A)
             return forward(NO_CTX, self, other)
-        return binary(cls, self, other, floating)
+        array = hasattr(other, "__array_interface__") and not isinstance(other, Number)  # a NumPy array
+        result = binary(tensor_cls if array else cls, self, other, floating)
+        if result is NotImplemented and name is not None:
+            raise _named_operand_error(name, other)
+        return result
     return method
+
+
+def _named_operand_error(name, other):
+    """torch's TypeError for a.mul(other) / a.div(other) / a.pow(other) with an other of no
+    operand type."""
+    if name == "pow":
+        from .._arg_errors import call_error
+        return call_error("pow", True, (other,))
+    from .._typename import typename
+    return TypeError(f"{name}(): argument 'other' (position 1) must be Tensor, not {typename(type(other))}")
 
 
 def unary_method(cls):
@@ -227,8 +262,7 @@ def _sub(a, b):
     except TypeError:  # every backend refuses bool - bool (a mixed pair is refused before its cast)
         if a._data.dtype.kind != "b":
             raise
-        raise RuntimeError("Subtraction, the `-` operator, with two bool tensors is not supported. "
-                           "Use the `^` or `logical_xor()` operator instead.") from None
+        raise RuntimeError(BOOL_SUB_TWO) from None
 
 
 class Rsub(Builtin):
@@ -281,8 +315,8 @@ def rsub(a, other):
         return binary(RsubTensor, a, other)
     if not isinstance(other, Number) or isinstance(other, complex):
         return NotImplemented
-    if a._data.dtype.kind == "b" or other.__class__ is bool:
-        raise RuntimeError(BOOL_SUB)
+    if _is_bool(a) or _is_bool(other):
+        raise _bool_sub_error(a, other)
     return apply_binary(Rsub, *_operands(a, other))  # a NumPy scalar counts as a Python number
 
 
@@ -294,9 +328,8 @@ def rsub_alpha(a, other, alpha=1):
                         "but expected one of:\n * (Tensor input, Tensor other, *, Number alpha = 1)\n"
                         " * (Tensor input, Number other, Number alpha = 1)\n")
     if alpha != 1 or alpha.__class__ is bool:
-        if a._data.dtype.kind == "b" or other.__class__ is bool or (
-                isinstance(other, Tensor) and other._data.dtype.kind == "b"):
-            raise RuntimeError(BOOL_SUB)
+        if _is_bool(a) or _is_bool(other):
+            raise _bool_sub_error(a, other)
         rd = _alpha_result_type(a, other, alpha)
         a = (a if a.dtype is rd else a.to(rd)) * alpha
     return rsub(a, other)
@@ -419,6 +452,16 @@ class Pow(Builtin):
         return grad, None
 
 
+class PowTensor(Pow):
+    """a ** b for a tensor exponent b (torch's pow.Tensor_Tensor)."""
+    _node_name = "PowBackward1"
+
+
+class PowScalarBase(Pow):
+    """b ** a for a number b (torch's pow.Scalar), b made a 0-d tensor."""
+    _node_name = "PowBackward2"
+
+
 class Maximum(Builtin):
     _node_name = "MaximumBackward0"
     _pick = "gt"
@@ -447,8 +490,10 @@ class Minimum(Maximum):
 
 
 def compare(prim_name, a, b):
-    """A comparison: not differentiable, returns a bool tensor."""
-    ops = _operands(a, b)
+    """A comparison: not differentiable, returns a bool tensor. As in torch, `t == array` compares
+    with a NumPy array elementwise; the other comparisons leave an array to Python (`t > array`
+    raises TypeError, `t != array` is True)."""
+    ops = _operands(a, b) or (_array_operands(a, b) if prim_name == "eq" else None)
     if ops is None:
         return NotImplemented
     a, b = ops
@@ -482,6 +527,8 @@ class Abs(Builtin):
 
     @staticmethod
     def forward(ctx, a):
+        if a._data.dtype.kind == "b":
+            raise NotImplementedError("\"abs_cpu\" not implemented for 'Bool'")
         ctx.save_for_backward(a)
         return _make(a._device.backend.abs(a._data), a._device)
 
@@ -509,7 +556,8 @@ class Sign(_ZeroGrad):
 
     @staticmethod
     def forward(ctx, a):
-        return _make(a._device.backend.sign(a._data), a._device)
+        be = a._device.backend
+        return _make(be.copy(a._data) if a._data.dtype.kind == "b" else be.sign(a._data), a._device)
 
 
 class _Rounding(_ZeroGrad):
@@ -812,7 +860,12 @@ class Clamp(Builtin):
 def clamp(a, min=None, max=None):
     if min is None and max is None:
         raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
-    for bound in (min, max):
+    for name, bound in (("min", min), ("max", max)):
+        if bound is None or bound.__class__ is float or bound.__class__ is int:
+            continue
+        if not isinstance(bound, (Tensor, Number)) and not hasattr(bound, "dtype") or isinstance(bound, complex):
+            from .._arg_errors import type_name
+            raise TypeError(f"clamp(): argument '{name}' must be Number, not {type_name(bound)}")
         if isinstance(bound, Tensor):
             raise TypeError("clamp with tensor bounds is not supported by minigrad; use "
                             "minigrad.maximum / minigrad.minimum")
@@ -845,6 +898,14 @@ class Where(Builtin):
                 sum_to(Where.apply(cond, zero, g), ctx.shapes[1]) if nb else None)
 
 
+def _where_scalar(x, name):
+    """where's input or other given as a scalar: a number (or NumPy scalar), else torch's TypeError."""
+    if not isinstance(x, Number) and not hasattr(x, "dtype") or isinstance(x, complex):
+        from .._arg_errors import type_name
+        raise TypeError(f"where(): argument '{name}' must be Tensor or Number, not {type_name(x)}")
+    return x
+
+
 def where(cond, a, b):
     if not isinstance(cond, Tensor):
         raise TypeError(f"where(): argument 'condition' must be Tensor, not {type(cond).__name__}")
@@ -852,9 +913,9 @@ def where(cond, a, b):
         raise RuntimeError(f"where expected condition to be a boolean tensor, but got a tensor with "
                            f"dtype {cond.dtype._legacy[:-6]}")  # torch's scalar type name: Float, Long
     if not isinstance(a, Tensor):
-        a = _scalar_tensor(a, b if isinstance(b, Tensor) else cond)
+        a = _scalar_tensor(_where_scalar(a, "input"), b if isinstance(b, Tensor) else cond)
     if not isinstance(b, Tensor):
-        b = _scalar_tensor(b, a)
+        b = _scalar_tensor(_where_scalar(b, "other"), a)
     for t in (a, b):
         if t._device is not cond._device:
             raise device_error(cond, t)
@@ -876,7 +937,7 @@ def masked_fill(a, mask, value):
         raise TypeError(f"masked_fill(): argument 'mask' (position 1) must be Tensor, not {type(mask).__name__}")
     if mask._data.dtype.kind != "b":
         raise RuntimeError(f"masked_fill_ only supports boolean masks, but got mask with dtype "
-                           f"{mask.dtype._legacy[:-6].lower().replace('long', 'long int')}")
+                           f"{cpp_name(mask.dtype)}")
     if mask._device is not a._device:
         raise device_error(a, mask)
     if isinstance(value, Tensor):
@@ -885,6 +946,9 @@ def masked_fill(a, mask, value):
                                f"{value._data.ndim} dimension(s).")
         cls, value = MaskedFillTensor, value.to(a._device).to(a.dtype)
     else:
+        if not isinstance(value, Number) and not hasattr(value, "dtype") or isinstance(value, complex):
+            from .._arg_errors import type_name
+            raise TypeError(f"masked_fill(): argument 'value' (position 2) must be Number, not {type_name(value)}")
         cls, value = MaskedFill, _make(a._device.backend.full((), value, a._data.dtype), a._device)
     return cls.apply(mask, value, a)
 

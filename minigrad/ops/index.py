@@ -2,7 +2,8 @@
 from numbers import Number
 
 from ..autograd.function import apply_first
-from ..tensor import Tensor, _make
+from ..autograd.grad_mode import _grad_enabled
+from ..tensor import Tensor, _make, stored_grad_fn
 from .broadcast import sum_to
 from .elementwise import Builtin, device_error
 from .shape import view_of
@@ -156,6 +157,21 @@ class _Unsqueeze(Slice):
 
 class _Alias(Slice):
     _node_name = "AliasBackward0"
+
+
+class _Split(Slice):
+    _node_name = "SplitBackward0"
+
+
+class _SplitWithSizes(Slice):
+    _node_name = "SplitWithSizesBackward0"
+
+
+def split_piece(a, dim, start, stop, with_sizes):
+    """a[start:stop] along dim, a piece of split or chunk, recorded under the node torch's split
+    (with_sizes: split_with_sizes) gives each piece."""
+    idx, _, bounds = normalize_index(a, (slice(None),) * dim + (slice(start, stop),))
+    return apply_first(_SplitWithSizes if with_sizes else _Split, a, idx, True, bounds)
 
 
 def _basic_node(index, idx, shape):
@@ -331,6 +347,11 @@ def setitem(a, index, value):
         value = value.to(a.dtype)
     idx, basic, bounds = normalize_index(a, index)
     split = None if basic else _split_ints(idx, bounds)
+    if a._requires_grad and (basic or split is not None) and a._base is None and _grad_enabled() and (
+            stored_grad_fn(a) is None and a._no_grad_view is None) and (split is not None or _basic_node(
+                index if isinstance(index, tuple) else (index,), idx, a._data.shape) is not _Alias):
+        from .view_inplace import VIEW_OF_LEAF  # torch writes into a view of the leaf (x[:] is x itself)
+        raise RuntimeError(VIEW_OF_LEAF)
     if split is not None:  # torch's order: the integers select a view, the rest indexes into it
         pre, idx, bounds = split
         a = apply_first(Slice, a, pre, True, None)

@@ -4,7 +4,7 @@ When autograd records the op, the tensor takes the new node as its grad_fn (the 
 its own place in the graph through an alias), and every node that saved the tensor before sees
 the version change and refuses to run backward with the modified value.
 """
-from ..autograd.grad_mode import _grad_enabled
+from ..autograd.grad_mode import _grad_enabled, _inference_enabled
 from ..tensor import Tensor, _NoGradView, stored_grad_fn
 
 
@@ -12,8 +12,16 @@ def _tracked(t, other):
     return _grad_enabled() and (t._requires_grad or (isinstance(other, Tensor) and other._requires_grad))
 
 
+_INFERENCE_INPLACE = ("Inplace update to inference tensor outside InferenceMode is not allowed.You can make a "
+                      "clone to get a normal tensor before doing inplace update.See "
+                      "https://github.com/pytorch/rfcs/pull/17 for more details.")  # torch's words, spaces too
+
+
 def check_writable(t):
-    """torch refuses to write into a tensor whose elements share memory (an expanded view)."""
+    """torch refuses to write into an inference tensor outside inference mode, and into a tensor
+    whose elements share memory (an expanded view)."""
+    if t._inference and not _inference_enabled():
+        raise RuntimeError(_INFERENCE_INPLACE)
     a = t._data
     if t._base is not None and any(st == 0 and n > 1 for st, n in zip(a.strides, a.shape)):
         raise RuntimeError("unsupported operation: more than one element of the written-to tensor refers "
@@ -21,23 +29,25 @@ def check_writable(t):
                            "the operation.")
 
 
-def inplace(t, compute, other=None):
+def inplace(t, compute, other=None, keeps_input=False):
+    """keeps_input: compute saves its input for backward (log_, abs_), so a recorded op gets a
+    copy of the old value, which the write would otherwise change under it."""
     check_writable(t)
     # (a view made in no_grad mode, or from one, is a _NoGradView: its grad_fn, read, may raise)
     if _grad_enabled() and t._requires_grad and (t.__class__ is _NoGradView or t.grad_fn is None):
         if t._no_grad_view is not None:
-            from .view_inplace import NO_GRAD_VIEW_MODIFIED
-            raise RuntimeError("A view was created in no_grad mode and " + NO_GRAD_VIEW_MODIFIED)
+            from .view_inplace import no_grad_view_modified_error
+            raise no_grad_view_modified_error(t)
         if stored_grad_fn(t) is None:
             raise RuntimeError("a leaf Variable that requires grad is being used in an in-place operation.")
     tracked = _tracked(t, other)
     if tracked:
         if t._base is not None:
             from .view_inplace import inplace_on_view
-            return inplace_on_view(t, compute, other)
+            return inplace_on_view(t, _on_copy(compute) if keeps_input else compute, other)
         old = t._alias()
         old._base = old._view_replay = None
-        if isinstance(other, Tensor) and other._requires_grad:
+        if keeps_input or (isinstance(other, Tensor) and other._requires_grad):
             # the op may save the old value for other's gradient (mul_): keep a copy of it
             old._data, old._vc = t._device.backend.copy(t._data), None
         old.grad_fn, old._output_nr, old._requires_grad = t.grad_fn, t._output_nr, t._requires_grad
@@ -60,6 +70,14 @@ def inplace(t, compute, other=None):
     return t
 
 
+def _on_copy(compute):
+    """compute run on a copy of its (fresh) input tensor's memory."""
+    def run(region):
+        region._data, region._vc = region._device.backend.copy(region._data), None
+        return compute(region)
+    return run
+
+
 def inplace_arith(t, name, cls, other, floating=False):
     """add_/sub_/mul_/div_: straight into t's memory when nothing is recorded and t already has
     the result's dtype and shape; otherwise the general path above."""
@@ -76,15 +94,16 @@ def inplace_arith(t, name, cls, other, floating=False):
         if ok and (not floating or t._data.dtype.kind == "f"):
             try:
                 t._device.backend.binary_inplace(name, t._data, src)
-            except ValueError:
-                pass  # broadcasting would change t's shape: the general path reports it
+            except (ValueError, TypeError):
+                pass  # broadcasting would change t's shape, NumPy refuses bools: the general path reports it
             else:
                 t._bump_version()
                 return t
-    return inplace(t, lambda x: _check(binary(cls, x, other, floating)), other)
+    return inplace(t, lambda x: _check(binary(cls, x, other, floating), name, other), other)
 
 
-def _check(result):
+def _check(result, name, other):
     if result is NotImplemented:
-        raise TypeError("unsupported operand type for an in-place op")
+        from .._arg_errors import type_name
+        raise TypeError(f"{name}_(): argument 'other' (position 1) must be Tensor, not {type_name(other)}")
     return result

@@ -3,6 +3,7 @@ from .._arg_errors import ArgTypeError, _is_index, dim_type_error, type_name
 from ..dtypes import promote_types
 from ..tensor import Tensor, _as_index, _index_dims, _make, _wrap_dim
 from .elementwise import Builtin, device_error
+from .index import split_piece
 
 
 class Cat(Builtin):
@@ -46,7 +47,6 @@ def cat(tensors, dim=0):
     keep = [t for t in tensors if not (t._data.ndim == 1 and t._data.shape[0] == 0)] or [ref]
     ref = keep[0]
     d = _wrap_dim(dim, ref._data.ndim, "cat")
-    dtype = ref.dtype
     for i, t in enumerate(keep):
         if t._device is not ref._device:
             raise device_error(ref, t)
@@ -57,9 +57,32 @@ def cat(tensors, dim=0):
             if k != d and x != y:
                 raise RuntimeError(f"Sizes of tensors must match except in dimension {d}. Expected size "
                                    f"{x} but got size {y} for tensor number {i} in the list.")
+    return Cat.apply(d, *_promoted(keep))
+
+
+def _promoted(tensors):
+    """The tensors cast to the dtype they promote to together."""
+    dtype = tensors[0].dtype
+    for t in tensors:
         dtype = promote_types(dtype, t.dtype)
-    keep = [t if t.dtype is dtype else t.to(dtype) for t in keep]
-    return Cat.apply(d, *keep)
+    return [t if t.dtype is dtype else t.to(dtype) for t in tensors]
+
+
+class Stack(Cat):
+    _node_name = "StackBackward0"
+
+    @staticmethod
+    def forward(ctx, dim, *tensors):
+        ctx.dim = dim
+        first = tensors[0]
+        be, shape = first._device.backend, first._data.shape
+        grown = shape[:dim] + (1,) + shape[dim:]
+        return _make(be.concatenate([be.reshape(t._data, grown) for t in tensors], dim), first._device)
+
+    @staticmethod
+    def backward(ctx, g):
+        lead = (slice(None),) * ctx.dim
+        return (None,) + tuple(g[lead + (i,)] if n else None for i, n in enumerate(ctx.needs_input_grad[1:]))
 
 
 def _check_dim_type(dim, op):
@@ -81,7 +104,10 @@ def stack(tensors, dim=0):
             raise RuntimeError(f"stack expects each tensor to be equal size, but got {list(shape)} at entry 0 "
                                f"and {list(t._data.shape)} at entry {i}")
     d = _wrap_dim(dim, len(shape) + 1, "stack")
-    return cat([t.unsqueeze(d) for t in tensors], d)
+    for t in tensors:
+        if t._device is not tensors[0]._device:
+            raise device_error(tensors[0], t)
+    return Stack.apply(d, *_promoted(tensors))
 
 
 def split(a, split_size_or_sections, dim=0):
@@ -92,6 +118,8 @@ def split(a, split_size_or_sections, dim=0):
         raise ArgTypeError("split(): split_size must be int or a tuple of ints")  # torch's parser words it
     if not isinstance(split_size_or_sections, int):
         split_size_or_sections = _index_dims(split_size_or_sections) if split_size_or_sections else []
+    if a._data.ndim == 0:
+        raise RuntimeError("split expects at least a 1-dimensional tensor")
     d = _wrap_dim(dim, a._data.ndim)
     n = a._data.shape[d]
     if isinstance(split_size_or_sections, int):
@@ -103,12 +131,15 @@ def split(a, split_size_or_sections, dim=0):
         sizes = [min(step, n - s) for s in range(0, n, step)] if n else [0]
     else:
         sizes = list(split_size_or_sections)
+        if any(size < 0 for size in sizes):
+            raise RuntimeError("split_with_sizes expects split_sizes have only non-negative entries, but got "
+                               f"split_sizes={sizes}")
         if sum(sizes) != n:
             raise RuntimeError(f"split_with_sizes expects split_sizes to sum exactly to {n} (input tensor's "
                                f"size at dimension {d}), but got split_sizes={sizes}")
-    out, start = [], 0
+    out, start, with_sizes = [], 0, not isinstance(split_size_or_sections, int)
     for size in sizes:
-        out.append(a[(slice(None),) * d + (slice(start, start + size),)])
+        out.append(split_piece(a, d, start, start + size, with_sizes))
         start += size
     return tuple(out)
 
@@ -122,6 +153,8 @@ def chunk(a, chunks, dim=0):
     _check_dim_type(dim, "chunk")
     if chunks <= 0:
         raise RuntimeError("chunk expects `chunks` to be greater than 0, got: " + str(chunks))
+    if a._data.ndim == 0:
+        raise RuntimeError("chunk expects at least a 1-dimensional tensor")
     d = _wrap_dim(dim, a._data.ndim, "chunk")
     n = a._data.shape[d]
     if n == 0:  # torch: `chunks` empty pieces

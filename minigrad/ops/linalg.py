@@ -1,4 +1,5 @@
 """Matrix products: matmul (1-d, 2-d, batched, broadcast batched), dot, mm, bmm."""
+from ..dtypes import cpp_name
 from ..tensor import Tensor, _make
 from .broadcast import broadcast_shape, sum_to
 from ..autograd.function import apply_binary
@@ -81,8 +82,10 @@ def _check(a, b, name):
     if a._device is not b._device:
         raise device_error(a, b)
     if a._data.dtype != b._data.dtype:
-        raise RuntimeError(f"expected m1 and m2 to have the same dtype, but got: "
-                           f"{a.dtype._legacy[:-6].lower()} != {b.dtype._legacy[:-6].lower()}")
+        if a._data.ndim == 1 and b._data.ndim == 1:
+            raise _dot_dtype_error(a, b)
+        raise RuntimeError(f"expected m1 and m2 to have the same dtype, but got: {cpp_name(a.dtype)} != "
+                           f"{cpp_name(b.dtype)}")
     if a._data.ndim == 0 or b._data.ndim == 0:
         raise RuntimeError(f"both arguments to {name} need to be at least 1D, but they are "
                            f"{a._data.ndim}D and {b._data.ndim}D")
@@ -145,9 +148,13 @@ def dot(a, b):
     if a._data.ndim != 1 or b._data.ndim != 1:
         raise RuntimeError(f"1D tensors expected, but got {a._data.ndim}D and {b._data.ndim}D tensors")
     if a._data.dtype != b._data.dtype:
-        raise RuntimeError(f"dot : expected both vectors to have same dtype, but found {a.dtype._legacy[:-6]} "
-                           f"and {b.dtype._legacy[:-6]}")
+        raise _dot_dtype_error(a, b)
     return matmul(a, b)
+
+
+def _dot_dtype_error(a, b):
+    return RuntimeError(f"dot : expected both vectors to have same dtype, but found {a.dtype._legacy[:-6]} "
+                        f"and {b.dtype._legacy[:-6]}")
 
 
 def mm(a, b):

@@ -7,8 +7,9 @@ constants: torch does not differentiate these losses with respect to them either
 """
 import warnings
 
-from ..autograd.function import _record, NO_CTX
+from ..autograd.function import _record, NO_CTX, check_savable
 from ..autograd.grad_mode import _grad_enabled
+from .._arg_errors import type_name
 from ..dtypes import int64, promote_types
 from ..tensor import Tensor, _make
 from .broadcast import broadcast_shape, sum_to, sum_to_array
@@ -225,6 +226,9 @@ def mse_loss(input, target, reduction="mean"):
 
 def smooth_l1_loss(input, target, reduction, beta):
     input, target = regression_operands(input, target, "smooth_l1_loss")
+    if beta.__class__ is not float and beta.__class__ is not int:
+        if not isinstance(beta, (int, float)) or isinstance(beta, bool):
+            raise TypeError(f"smooth_l1_loss(): argument 'beta' (position 4) must be float, not {type_name(beta)}")
     if beta < 0:
         raise RuntimeError("smooth_l1_loss does not support negative values for beta.")
     if beta == 0:
@@ -445,6 +449,17 @@ def _check_target_dtype(target):
         raise RuntimeError(f"expected target dtype to be Long or Byte, but got {_dtype_name(target)}")
 
 
+def _check_int_float(ignore_index, label_smoothing, logits):
+    """torch's TypeErrors for an ignore_index that is no integer, a label_smoothing no number."""
+    name, pos = ("cross_entropy_loss", 5) if logits else ("nll_loss_nd", 5)
+    if not hasattr(ignore_index, "__index__") or isinstance(ignore_index, bool):
+        raise TypeError(f"{name}(): argument 'ignore_index' (position {pos}) must be int, not "
+                        f"{type_name(ignore_index)}")
+    if not isinstance(label_smoothing, (int, float)) or isinstance(label_smoothing, bool):
+        raise TypeError(f"{name}(): argument 'label_smoothing' (position 6) must be float, not "
+                        f"{type_name(label_smoothing)}")
+
+
 def class_nll(input, target, weight=None, ignore_index=-100, reduction="mean", label_smoothing=0.0,
               logits=True):
     """cross_entropy (logits=True) or nll_loss over class indices, with torch's checks."""
@@ -453,6 +468,8 @@ def class_nll(input, target, weight=None, ignore_index=-100, reduction="mean", l
         raise TypeError(f"{'cross_entropy' if logits else 'nll_loss'}(): argument 'target' (position 2) "
                         f"must be Tensor, not {type(target).__name__}")
     _same_device(input, target, weight)
+    if ignore_index.__class__ is not int or label_smoothing.__class__ is not float:
+        _check_int_float(ignore_index, label_smoothing, logits)
     # torch's checks, in its order: cross_entropy checks label_smoothing, then takes log_softmax over
     # the class dim; nll_loss_nd checks the batch; nll_loss (1-d/2-d input) or nll_loss2d (the rest,
     # through a 4-d view) check the target's shape and dtype and the weight; then the kernel runs
@@ -523,6 +540,8 @@ def class_nll(input, target, weight=None, ignore_index=-100, reduction="mean", l
     smoothing = float(label_smoothing) if label_smoothing > 0 else 0.0
     fast = (logits and weight is None and not smoothing and not hits and len(shape) == 2 and shape[0] > 0)
     cls = _CrossEntropySmoothed if smoothing else _CrossEntropyNd if len(shape) > 2 else CrossEntropy
+    if input._requires_grad and _grad_enabled():
+        check_savable(target)  # torch's nll_loss saves the target (minigrad keeps its array)
     return cls.apply(input, t, weight._data if weight is not None else None, ignore_index, reduction,
                      smoothing, logits, fast)
 

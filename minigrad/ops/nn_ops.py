@@ -7,6 +7,7 @@ import math
 
 from ..autograd.function import _record, NO_CTX, apply_first
 from ..autograd.grad_mode import _grad_enabled
+from ..dtypes import cpp_name
 from ..tensor import Tensor, _make, _wrap_dim
 from .broadcast import sum_to, sum_to_array
 from .elementwise import Builtin, Relu as _Relu, device_error, where
@@ -107,10 +108,11 @@ class _LinearAdd(Linear):
 
 def _linear_checks(input, weight, bias):
     for name, t in (("input", input), ("weight", weight), ("bias", bias)):
-        if t is not None and not isinstance(t, Tensor):
+        if (t is not None or name != "bias") and not isinstance(t, Tensor):
+            from .._arg_errors import type_name
             pos = {"input": 1, "weight": 2, "bias": 3}[name]
             raise TypeError(f"linear(): argument '{name}' (position {pos}) must be Tensor, "
-                            f"not {type(t).__name__}")
+                            f"not {type_name(t)}")
     for t in (weight, bias):
         if t is not None and t._device is not input._device:
             raise device_error(input, t)
@@ -124,7 +126,8 @@ def _linear_checks(input, weight, bias):
         a, b = input.dtype._legacy[:-6], weight.dtype._legacy[:-6]
         if bias is not None:  # torch's addmm path words it differently from its mm path
             raise RuntimeError(f"mat1 and mat2 must have the same dtype, but got {a} and {b}")
-        raise RuntimeError(f"expected m1 and m2 to have the same dtype, but got: {a.lower()} != {b.lower()}")
+        raise RuntimeError(f"expected m1 and m2 to have the same dtype, but got: {cpp_name(input.dtype)} != "
+                           f"{cpp_name(weight.dtype)}")
     if len(ws) == 1:
         if bias is not None:
             raise RuntimeError("mat2 must be a matrix, got 1-D tensor")

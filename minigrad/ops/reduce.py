@@ -5,7 +5,7 @@ from collections import namedtuple
 from numbers import Number
 
 from .._arg_errors import ArgTypeError, dim_type_error, type_name
-from ..dtypes import dtype as _dtype, int64
+from ..dtypes import dtype as _dtype, float32, float64, int64, to_dtype as _to_dtype
 from ..tensor import Tensor, _make, _wrap_dim, _wrap_dims
 from ..autograd.function import apply_first
 from .elementwise import Builtin
@@ -201,7 +201,7 @@ def mean(a, dim=None, keepdim=False, *, dtype=None):
 class Amax(Builtin):
     """max/min over dims; the gradient is shared evenly among tied extremes (torch's amax)."""
     _node_name = "AmaxBackward0"
-    _prim = "amax"
+    _prim = _op = "amax"  # the backend's primitive, and the op named in errors
 
     @classmethod
     def forward(cls, ctx, a, dims, keepdim):
@@ -209,7 +209,7 @@ class Amax(Builtin):
         if a._data.size == 0:
             shape = a._data.shape
             if len(dims) == len(shape):
-                raise RuntimeError(f"{cls._prim}(): Expected reduction dim to be specified for input.numel() == 0. "
+                raise RuntimeError(f"{cls._op}(): Expected reduction dim to be specified for input.numel() == 0. "
                                    "Specify the reduction dim with the 'dim' argument.")
             for d in dims:
                 if shape[d] == 0:
@@ -235,15 +235,15 @@ class Amax(Builtin):
 
 class Amin(Amax):
     _node_name = "AminBackward0"
-    _prim = "amin"
+    _prim = _op = "amin"
 
 
 class MaxAll(Amax):
-    _node_name = "MaxBackward1"
+    _node_name, _op = "MaxBackward1", "max"
 
 
 class MinAll(Amin):
-    _node_name = "MinBackward1"
+    _node_name, _op = "MinBackward1", "min"
 
 
 def amax(a, dim=(), keepdim=False):
@@ -346,8 +346,14 @@ def argmin(a, dim=None, keepdim=False):
 
 def _arg(a, dim, keepdim, prim):
     be = a._device.backend
+    if a._data.dtype.kind == "b":
+        raise RuntimeError(f"{prim}(): does not support bool input")
     if a._data.size == 0:
-        raise RuntimeError(f"{prim}(): Expected reduction dim to be specified for input.numel() == 0.")
+        if dim is None:
+            raise IndexError(f"{prim}(): Expected reduction dim to be specified for input.numel() == 0.")
+        d = _wrap_dim(dim, a._data.ndim, prim)
+        if not a._data.ndim or a._data.shape[d] == 0:
+            raise IndexError(f"{prim}(): Expected reduction dim {d} to have non-zero size.")
     if dim is None:
         out = getattr(be, prim)(be.reshape(a._data, (-1,)), 0, False)
         if keepdim:
@@ -360,17 +366,14 @@ def _arg(a, dim, keepdim, prim):
 
 class Var(Builtin):
     _node_name = "VarBackward0"
+    _sqrt = False
 
-    @staticmethod
-    def forward(ctx, a, dims, correction, keepdim):
-        be = a._device.backend
-        n = _count(a._data.shape, dims)
-        mu = be.div(be.sum(a._data, dims, True), n) if n else a._data
-        centered = be.sub(a._data, mu)
-        out = be.div(be.sum(be.mul(centered, centered), dims, keepdim), builtins.max(n - correction, 0))
-        ctx.save_for_backward(a)
-        ctx.dims, ctx.correction, ctx.keepdim, ctx.n = dims, correction, keepdim, n
-        return _make(out, a._device)
+    @classmethod
+    def forward(cls, ctx, a, dims, correction, keepdim):
+        out = _make(_variance(a, dims, correction, keepdim, cls._sqrt), a._device)
+        ctx.save_for_backward(*((a, out) if cls._sqrt else (a,)))
+        ctx.dims, ctx.correction, ctx.keepdim = dims, correction, keepdim
+        return out
 
     @staticmethod
     def backward(ctx, g):
@@ -378,22 +381,49 @@ class Var(Builtin):
         return _var_grad(ctx, a, g), None, None, None
 
 
+def _variance(a, dims, correction, keepdim, sqrt):
+    """var (or std) of a over dims, as torch's CPU kernels compute it: a float32 input is summed
+    in double and the result rounded once, at the end."""
+    be = a._device.backend
+    x = a._data
+    narrow = x.dtype == float32.np
+    if narrow:
+        x = be.astype(x, float64.np)
+    n = _count(x.shape, dims)
+    mu = be.div(be.sum(x, dims, True), n) if n else x
+    centered = be.sub(x, mu)
+    out = be.div(be.sum(be.mul(centered, centered), dims, keepdim), builtins.max(n - correction, 0))
+    if sqrt:
+        out = be.sqrt(out)
+    return be.astype(out, float32.np) if narrow else out
+
+
 def _var_grad(ctx, a, g):
-    """The gradient reaching a through var(a) when g reaches the variance."""
-    centered = a - a.mean(ctx.dims, keepdim=True)
-    dof = ctx.n - ctx.correction
-    scale = 2.0 / dof if dof > 0 else float("nan")
-    return _expand_back(g, a._data.shape, ctx.dims, ctx.keepdim) * centered * scale
+    """The gradient reaching a through var(a) when g reaches the variance: torch's var_backward,
+    (2 / dof) * g * (a - mean), in that order."""
+    dims = ctx.dims
+    dof = _count(a._data.shape, dims) - ctx.correction
+    if len(dims) == a._data.ndim and not ctx.keepdim and dof <= 0:
+        # 2 / dof is infinite: nan where a is its mean (inf * 0), inf elsewhere (as in torch)
+        from .elementwise import where
+        return g * where(a == a.mean(), float("nan"), float("inf"))
+    scale = 2.0 / dof if dof else float("inf")
+    return scale * _expand_back(g, a._data.shape, dims, ctx.keepdim) * (a - a.mean(dims, keepdim=True))
 
 
 def _var_args(a, dim, unbiased, keepdim, correction, name):
     if correction is None:
         correction = 1 if unbiased is None or unbiased else 0
     elif unbiased is not None:
-        raise TypeError("var()/std(): pass either unbiased or correction, not both")
+        raise ArgTypeError(f"{name}(): either unbiased or correction, not both")  # torch's parser refuses it
     if a._data.dtype.kind != "f":
         raise RuntimeError("std and var only support floating point and complex dtypes")
-    return normalize_dims(dim, a._data.ndim, name), correction
+    dims = normalize_dims(dim, a._data.ndim, name)
+    if _count(a._data.shape, dims) - correction <= 0:
+        import warnings
+        warnings.warn(f"{name}(): degrees of freedom is <= 0. Correction should be strictly less than the "
+                      "reduction factor (input numel divided by output numel).", UserWarning, stacklevel=4)
+    return dims, correction
 
 
 def var(a, dim=None, unbiased=None, keepdim=False, *, correction=None):
@@ -401,24 +431,16 @@ def var(a, dim=None, unbiased=None, keepdim=False, *, correction=None):
     return apply_first(Var, a, dims, correction, keepdim)
 
 
-class Std(Builtin):
+class Std(Var):
     _node_name = "StdBackward0"
-
-    @staticmethod
-    def forward(ctx, a, dims, correction, keepdim):
-        be = a._device.backend
-        v = Var.forward(ctx, a, dims, correction, keepdim)
-        out = _make(be.sqrt(v._data), a._device)
-        ctx.save_for_backward(a, out)
-        return out
+    _sqrt = True
 
     @staticmethod
     def backward(ctx, g):
         a, out = ctx.saved_tensors
-        grad = _var_grad(ctx, a, g / (2 * out))
-        # torch's std_backward: 0 where the std is 0 (constant inputs), not 0 / 0
-        zero = _expand_back(out == 0, a._data.shape, ctx.dims, ctx.keepdim)
-        return grad.masked_fill(zero, 0.0), None, None, None
+        # torch's std_backward: var_backward(g / (2 * std)), 0 where the std is 0 (constant inputs)
+        g = (g / (out * 2)).masked_fill(out == 0, 0.0)
+        return _var_grad(ctx, a, g), None, None, None
 
 
 def std(a, dim=None, unbiased=None, keepdim=False, *, correction=None):
@@ -519,15 +541,21 @@ def _count_test(a, dim, keepdim, pick, test, name):
 
 
 class Norm(Builtin):
-    """The p-norm over dims (torch.linalg.vector_norm); a zero norm has a zero gradient."""
+    """The p-norm over dims (torch.linalg.vector_norm); a zero norm has a zero gradient. p = 0
+    counts the nonzero elements (no gradient at all, as in torch), p = -inf is the smallest
+    magnitude, and a negative p gives 0 wherever an element is 0."""
     _node_name = "LinalgVectorNormBackward0"
 
     @staticmethod
     def forward(ctx, a, p, dims, keepdim):
         be = a._device.backend
         x = be.abs(a._data)
-        if p == float("inf"):
+        if p == 0:
+            out = be.sum(be.ne(a._data, 0), dims, keepdim, a._data.dtype)
+        elif p == _INF:
             out = be.amax(x, dims, keepdim)
+        elif p == -_INF:
+            out = be.amin(x, dims, keepdim)
         elif p == 2:
             out = be.sqrt(be.sum(be.mul(x, x), dims, keepdim))
         elif p == 1:
@@ -545,11 +573,16 @@ class Norm(Builtin):
         a, out = ctx.saved_tensors
         shape, dims, keepdim, p = a._data.shape, ctx.dims, ctx.keepdim, ctx.p
         g, norm = _expand_back(g, shape, dims, keepdim), _expand_back(out, shape, dims, keepdim)
+        if p == 0:
+            return None, None, None, None
         if p == 1:
             return g * a.sign(), None, None, None
-        if p == float("inf"):
-            hit = (a.abs() == norm).to(g.dtype)
+        if p == _INF or p == -_INF:
+            hit = ((a.abs() == norm) | (a != a)).to(g.dtype)  # a nan is the norm, as in torch
             return g * a.sign() * hit / hit.sum(dims, keepdim=True), None, None, None
+        if p < 1:  # |a|^(p - 1) is infinite at a zero element, whose gradient torch makes 0: sign(0) = 0
+            scaled = a.sign() * where(a == 0, 1.0, a.abs()) ** (p - 1)
+            return scaled * g * norm ** (1 - p), None, None, None
         # a zero norm means a zero slice: divide by 1 there, so no 0/0 reaches any derivative
         safe = where(norm == 0, 1.0, norm)
         if p == 2:
@@ -558,20 +591,43 @@ class Norm(Builtin):
 
 
 def norm(a, p="fro", dim=None, keepdim=False, dtype=None):
-    """Tensor.norm / torch.norm for vector norms: p = 'fro', a positive number, or inf."""
+    """Tensor.norm / torch.norm for vector norms: p = 'fro' or any number, inf and -inf included."""
     # the arguments' types first, as torch's parser judges them before anything else
     if not (p is None or isinstance(p, (str, Number)) or (isinstance(p, Tensor) and not p._data.ndim)
             or (type(p).__module__ == "numpy" and not getattr(p, "shape", None))):  # a NumPy scalar
         raise ArgTypeError(f"norm(): argument 'p' must be Number, not {type_name(p)}")
+    if p == "fro" and isinstance(dim, (tuple, list)) and len(dim) > 2:
+        raise RuntimeError(f"linalg.matrix_norm: dim must be a 2-tuple. Got {' '.join(str(d) for d in dim)}")
     dims = normalize_dims(dim, a._data.ndim)
-    if dtype is not None:
-        a = a.to(dtype)
-    if a._data.dtype.kind != "f":
+    if a._data.dtype.kind != "f":  # the input's own dtype, whatever dtype= asks for (as torch)
         raise RuntimeError("linalg.vector_norm: Expected a floating point or complex tensor as input. "
                            f"Got {a.dtype._legacy[:-6]}")
+    if dtype is not None:
+        if not _to_dtype(dtype).is_floating_point:
+            raise RuntimeError("linalg.vector_norm: dtype should be floating point or complex, but got "
+                               f"{_to_dtype(dtype)._legacy[:-6]}")
+        a = a.to(dtype)
     if p == "fro" or p is None:
         p = 2
-    if isinstance(p, str) or not p > 0:
-        raise NotImplementedError(f"norm with p={p!r} is not supported by minigrad (use 'fro', a positive "
-                                  "number or inf)")
-    return apply_first(Norm, a, float(p), dims, keepdim)
+    if isinstance(p, str):
+        raise NotImplementedError(f"norm with p={p!r} is not supported by minigrad (use 'fro' or a number)")
+    p = float(p)
+    if (p < 0 or p == _INF) and not a._data.size:
+        _check_identity(a, p, dim)
+    return apply_first(Norm, a, p, dims, keepdim)
+
+
+_INF = float("inf")
+
+
+def _check_identity(a, p, dim):
+    """torch's error for an empty tensor's norm whose reduction has no value for no elements (the
+    max or min of nothing): over the whole tensor, or over a dim of size 0 (named as given)."""
+    shown = int(p) if p.is_integer() else p
+    if dim is None or (dim.__class__ in (tuple, list) and not dim):
+        raise RuntimeError(f"linalg.vector_norm cannot compute the {shown} norm on an empty tensor because the "
+                           "operation does not have an identity")
+    for d in (dim if isinstance(dim, (tuple, list)) else (dim,)):
+        if a._data.shape[_wrap_dim(d, a._data.ndim)] == 0:  # torch's message lacks the space, too
+            raise RuntimeError(f"linalg.vector_norm cannot compute the {shown} norm on the dimension {d}because "
+                               "this dimension is empty and the operation does not have an identity")

@@ -12,6 +12,8 @@ def view_of(a, arr, replay):
     in-place ops on views use to route gradients (ops/view_inplace.py).
     """
     t = _make(arr, a._device)
+    if t._inference is not a._inference:  # a view is an inference tensor as its base is, in any mode
+        t._inference = a._inference
     vc = a._vc
     if vc is None:
         vc = a._vc = [0, 0]
@@ -29,14 +31,20 @@ def infer_shape(shape, numel):
     unknown = [i for i, s in enumerate(shape) if s == -1]
     if len(unknown) > 1:
         raise RuntimeError("only one dimension can be inferred")
-    for s in shape:
-        if not isinstance(s, int) or s < -1:
-            raise RuntimeError(f"invalid shape dimension {s}")
+    for i, s in enumerate(shape):
+        if not isinstance(s, int):
+            from .._arg_errors import type_name
+            raise TypeError(f"shape must be a tuple of ints, but got an element of type {type_name(s)} at pos {i + 1}")
+        if s < -1:
+            raise RuntimeError(f"invalid shape dimension {s} at index {i} of shape {shape}")
     known = 1
     for s in shape:
         if s != -1:
             known *= s
     if unknown:
+        if known == 0 and numel == 0:
+            raise RuntimeError(f"cannot reshape tensor of 0 elements into shape {_fmt(shape)} because the "
+                               "unspecified dimension size -1 can be any value and is ambiguous")
         if known == 0 or numel % known:
             raise RuntimeError(f"shape '{_fmt(shape)}' is invalid for input of size {numel}")
         shape[unknown[0]] = numel // known
@@ -71,6 +79,8 @@ class Reshape(Builtin):
 
 
 class View(Reshape):
+    _node_name = "ViewBackward0"
+
     @staticmethod
     def forward(ctx, a, shape):
         ctx.in_shape = a._data.shape
@@ -103,11 +113,14 @@ def view(a, shape):
 
 def flatten(a, start_dim=0, end_dim=-1):
     shape = a._data.shape
-    if not shape:
+    if not shape:  # a 0-d tensor's dims wrap as a 1-d one's (torch), each checked
+        _wrap_dim(start_dim, 1), _wrap_dim(end_dim, 1)
         return apply_first(Reshape, a, (1,))
     s, e = _wrap_dim(start_dim, len(shape)), _wrap_dim(end_dim, len(shape))
     if s > e:
         raise RuntimeError("flatten() has invalid args: start_dim cannot come after end_dim")
+    if s == e:
+        return a  # as torch: nothing to flatten, the tensor itself
     n = 1
     for d in shape[s:e + 1]:
         n *= d
@@ -165,8 +178,21 @@ class Permute(Builtin):
         return be.transpose(g, tuple(inverse)), None
 
 
-class Transpose(Permute):
+class _Swap(Permute):
+    """A permutation that is its own inverse: its gradient goes back through the same op, which
+    records the same node with create_graph (as torch's transpose and t do)."""
+
+    @classmethod
+    def backward(cls, ctx, g):
+        return apply_first(cls, g, ctx.axes), None
+
+
+class Transpose(_Swap):
     _node_name = "TransposeBackward0"
+
+
+class T(_Swap):
+    _node_name = "TBackward0"
 
 
 def permute(a, dims):
@@ -194,7 +220,17 @@ def t(a):
     n = a._data.ndim
     if n > 2:
         raise RuntimeError(f"t() expects a tensor with <= 2 dimensions, but self is {n}D")
-    return apply_first(Transpose, a, tuple(range(n))[::-1])
+    return apply_first(T, a, tuple(range(n))[::-1])
+
+
+def mT(a):
+    """The last two dims swapped (Tensor.mT); a 0-d tensor itself, as torch (which warns)."""
+    if a._data.ndim == 0:
+        return a
+    if a._data.ndim == 1:
+        raise RuntimeError("tensor.mT is only supported on matrices or batches of matrices. Got "
+                           f"{a._data.ndim}-D tensor.")
+    return transpose(a, -2, -1)
 
 
 class Expand(Builtin):

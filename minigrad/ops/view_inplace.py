@@ -105,37 +105,48 @@ def _base_alias(base):
     return alias
 
 
-_NO_GRAD_VIEW_ADVICE = (" with grad mode enabled. Given that this use case is ambiguous and error-prone, it is "
-                        "forbidden. You can clarify your code by moving both the view and the inplace either "
-                        "both inside the no_grad block (if you don't want the inplace to be tracked) or both "
-                        "outside (if you want the inplace to be tracked).")
-NO_GRAD_VIEW_MODIFIED = "is being modified inplace" + _NO_GRAD_VIEW_ADVICE
-_NO_GRAD_VIEW_REBASED = "its base or another view of its base has been modified inplace" + _NO_GRAD_VIEW_ADVICE
+_MODIFIED = "is being modified inplace"
+_REBASED = "its base or another view of its base has been modified inplace"
+
+
+def _no_grad_view_message(what, view):
+    """The end of torch's errors about view, a view made in no_grad mode (or in inference mode)."""
+    mode, later, block = (("inference mode", "in normal mode", "inference_mode") if view._inference_mode_view
+                          else ("no_grad mode", "with grad mode enabled", "no_grad"))
+    return (f"{mode} and {what} {later}. Given that this use case is ambiguous and error-prone, it is "
+            "forbidden. You can clarify your code by moving both the view and the inplace either both "
+            f"inside the {block} block (if you don't want the inplace to be tracked) or both outside (if "
+            "you want the inplace to be tracked).")
+
+
+def no_grad_view_modified_error(view):
+    """torch's error for modifying in place, in grad mode, a view made in no_grad mode."""
+    return RuntimeError("A view was created in " + _no_grad_view_message(_MODIFIED, view))
 
 
 def _of_no_grad_view(view):
-    """Whether view was made (in grad mode) from a view made in no_grad mode."""
+    """The view made in no_grad mode that view was made from (in grad mode), or None."""
     p = view._view_replay[0]
     while p._base is not None:
         if p._no_grad_view is not None:
-            return True
+            return p
         p = p._view_replay[0]
-    return False
+    return None
 
 
 def _of_no_grad_view_error(view, what):
     from ..autograd.function import node_label
     fn = stored_grad_fn(view)  # reading view.grad_fn may raise (tensor._NoGradView)
     return RuntimeError(f"Output {view._output_nr} of {node_label(fn.name())} is a view of a view "
-                        f"which was created in no_grad mode and {what}")
+                        "which was created in " + _no_grad_view_message(what, _of_no_grad_view(view)))
 
 
 def no_grad_view_error(view, fn):
     """torch's error for reading the grad_fn of a view made in no_grad mode (fn None), or made from
     one in grad mode, once it or its base was modified in place."""
     if fn is None:
-        return RuntimeError("A view was created in no_grad mode and " + _NO_GRAD_VIEW_REBASED)
-    return _of_no_grad_view_error(view, _NO_GRAD_VIEW_REBASED)
+        return RuntimeError("A view was created in " + _no_grad_view_message(_REBASED, view))
+    return _of_no_grad_view_error(view, _REBASED)
 
 
 def regenerate(view):
@@ -143,23 +154,26 @@ def regenerate(view):
     if view._no_grad_view is not None:
         # torch cannot give it a grad_fn from its base's graph: an error once either was modified
         if view._vc[0] != view._no_grad_view:
-            raise RuntimeError("A view was created in no_grad mode and " + _NO_GRAD_VIEW_REBASED)
+            raise RuntimeError("A view was created in " + _no_grad_view_message(_REBASED, view))
         return
-    if _of_no_grad_view(view):
-        raise _of_no_grad_view_error(view, _NO_GRAD_VIEW_REBASED)
+    if _of_no_grad_view(view) is not None:
+        raise _of_no_grad_view_error(view, _REBASED)
     view._view_mark = view._vc[1]
     if base._requires_grad:
         fresh = ViewGather.apply(_base_alias(base), view)
         view.grad_fn, view._output_nr, view._requires_grad = fresh.grad_fn, 0, True
 
 
+VIEW_OF_LEAF = "a view of a leaf Variable that requires grad is being used in an in-place operation."
+
+
 def inplace_on_view(t, compute, other):
     """Run compute (an out-of-place op) on view t and write the result back into the base's graph."""
     base = t._base
-    if _of_no_grad_view(t):
-        raise _of_no_grad_view_error(t, NO_GRAD_VIEW_MODIFIED)
+    if _of_no_grad_view(t) is not None:
+        raise _of_no_grad_view_error(t, _MODIFIED)
     if base._requires_grad and base.grad_fn is None:
-        raise RuntimeError("a view of a leaf Variable that requires grad is being used in an in-place operation.")
+        raise RuntimeError(VIEW_OF_LEAF)
     if t._vc[1] != t._view_mark:
         regenerate(t)
     base_old = _base_alias(base)

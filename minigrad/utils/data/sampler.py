@@ -1,7 +1,10 @@
 """Samplers: which dataset indices a DataLoader visits, in what order, and how they are batched."""
 from typing import Generic, TypeVar
 
+import numpy as np
+
 from ... import creation
+from ...dtypes import float64
 
 T_co = TypeVar("T_co", covariant=True)
 
@@ -97,6 +100,71 @@ class SubsetRandomSampler(Sampler[int]):
 
     def __len__(self):
         return len(self.indices)
+
+
+class WeightedRandomSampler(Sampler[int]):
+    """num_samples indices of weights (0 .. len(weights) - 1), each drawn with probability
+    proportional to its weight: independent draws with replacement; without, each index at most
+    once, as successive draws from the indices left. Each pass draws from `generator`, or else
+    from the global generator (minigrad.manual_seed makes it reproducible)."""
+
+    def __init__(self, weights, num_samples, replacement=True, generator=None):
+        if not isinstance(num_samples, int) or isinstance(num_samples, bool) or num_samples <= 0:
+            raise ValueError(f"num_samples should be a positive integer value, but got num_samples={num_samples}")
+        if not isinstance(replacement, bool):
+            raise ValueError(f"replacement should be a boolean value, but got replacement={replacement}")
+        weights_tensor = creation.as_tensor(weights, dtype=float64)
+        if len(weights_tensor.shape) != 1:
+            raise ValueError("weights should be a 1d sequence but given "
+                             f"weights have shape {tuple(weights_tensor.shape)}")
+        self.weights = weights_tensor
+        self.num_samples = num_samples
+        self.replacement = replacement
+        self.generator = generator
+
+    def __iter__(self):
+        # as torch's, the checks of torch.multinomial come with the first index of a pass
+        gen = self.generator
+        if gen is None:
+            gen = creation.default_generator
+        elif not isinstance(gen, creation.Generator):
+            raise TypeError(f"multinomial(): argument 'generator' must be minigrad.Generator, not "
+                            f"{type(gen).__name__}")
+        w = self.weights.detach().cpu().numpy()
+        yield from _multinomial(w, self.num_samples, self.replacement, gen._rng).tolist()
+
+    def __len__(self):
+        return self.num_samples
+
+
+def _multinomial(w, n, replacement, rng):
+    """torch.multinomial(w, n, replacement) for a 1-d float64 array of weights, with its checks
+    and messages, drawing from the NumPy Generator rng."""
+    k = w.shape[0]
+    if not replacement and n > k:
+        raise RuntimeError("cannot sample n_sample > prob_dist.size(-1) samples without replacement")
+    if k > 2 ** 24:
+        raise RuntimeError("number of categories cannot exceed 2^24")
+    if not replacement or n == 1:  # torch checks all the weights at once on this path
+        if not k:
+            raise RuntimeError("aminmax(): cannot compute aminmax over an empty dimension as the operation "
+                               "has no identity.")
+        if not (w.max() < np.inf and w.min() >= 0):  # a nan fails both
+            raise RuntimeError("probability tensor contains either `inf`, `nan` or element < 0")
+    else:  # and on this one, weight by weight
+        bad = np.flatnonzero(~((w >= 0) & np.isfinite(w)))
+        if bad.size:
+            what = "= infinity or NaN" if w[bad[0]] >= 0 else "< 0"
+            raise RuntimeError(f"invalid multinomial distribution (encountering probability entry {what})")
+    total = w.sum()
+    if not total > 0:
+        raise RuntimeError("invalid multinomial distribution (sum of probabilities <= 0)")
+    if replacement:  # the first index whose cumulative weight exceeds a uniform draw (never a 0 weight)
+        return np.searchsorted(np.cumsum(w), rng.random(n) * total, side="right")
+    # torch's algorithm: the n largest w / Exp(1) keys, which are successive weighted draws
+    # without replacement; zero weights come last, in index order
+    keys = w / rng.exponential(size=k)
+    return np.argsort(-keys, kind="stable")[:n]
 
 
 class BatchSampler(Sampler[list]):
