@@ -287,17 +287,10 @@ def var_std(name, method):
             raise error(x, args, (dim, unbiased, keepdim, correction), 0)
         positional_unbiased = False
         if args:
-            if len(args) == 1 and args[0].__class__ is bool and dim is None and unbiased is _NO:
-                unbiased, positional_unbiased = args[0], True  # var(True) is var(unbiased=True), as in torch
-            elif len(args) > 3 or dim is not None or (len(args) >= 2 and unbiased is not _NO) or (
-                    len(args) == 3 and keepdim is not False):
+            bound = red.bind_var_args(args, dim, unbiased, keepdim, _NO)
+            if bound is None:
                 raise error(x, args, (dim, unbiased, keepdim, correction), 0)
-            else:
-                dim = args[0]
-                if len(args) >= 2:
-                    unbiased = args[1]
-                if len(args) == 3:
-                    keepdim = args[2]
+            dim, unbiased, keepdim, positional_unbiased = bound
         if axis is not None or keepdims is not None:
             dim, keepdim = _np(name, dim, keepdim, axis, keepdims)
         try:

@@ -748,3 +748,14 @@ def test_random_fill_errors_and_graph():
     with minigrad.no_grad():
         w.uniform_(-1, 1)  # an initializer's way
     assert w.requires_grad and w.grad_fn is None and _np(w).max() < 1
+
+
+
+@pytest.mark.parametrize("call", [lambda L, t: L.var_mean(t, 0, True, unbiased=False),
+                                  lambda L, t: L.std_mean(t, 0, dim=1),
+                                  lambda L, t: L.var_mean(t, 0, True, False, True),
+                                  lambda L, t: L.std_mean(t, 0, False, True, keepdim=True)])
+def test_moments_refuse_an_argument_given_twice_as_torch(call):
+    for lib in (minigrad, torch):
+        with pytest.raises(TypeError, match="received an invalid combination of arguments"):
+            call(lib, lib.ones(2, 3))

@@ -16,7 +16,7 @@ from .elementwise import Builtin, Clamp, Overwrite, device_error, round_op, unar
 from . import elementwise as ew
 from .index import Index, IndexAdd, Slice, index_bounds
 from .inplace import check_writable, inplace
-from .reduce import Std, Var, _count, _expand_back, _expand_back_array, normalize_dims
+from .reduce import Std, Var, _count, _expand_back, _expand_back_array, bind_var_args, normalize_dims
 from .shape import permute
 
 _INF = float("inf")
@@ -922,16 +922,10 @@ class StdMean(Builtin):
 def _moments(cls, name, input, args, dim, unbiased, keepdim, correction):
     _tensor_arg(input, name, "input", 1)
     if args:
-        if len(args) == 1 and args[0].__class__ is bool and dim is None and unbiased is _NO:
-            unbiased = args[0]  # var_mean(x, True) is var_mean(x, unbiased=True), as in torch
-        elif len(args) > 3 or dim is not None:
-            raise TypeError(f"{name}() got multiple values for argument 'dim'")
-        else:
-            dim = args[0]
-            if len(args) >= 2:
-                unbiased = args[1]
-            if len(args) == 3:
-                keepdim = args[2]
+        bound = bind_var_args(args, dim, unbiased, keepdim, _NO)
+        if bound is None:
+            raise TypeError(f"{name}() received an invalid combination of arguments")
+        dim, unbiased, keepdim, _ = bound
     if unbiased is not _NO and correction is not None:
         raise TypeError(f"{name}(): pass either unbiased or correction, not both")
     if correction is None:

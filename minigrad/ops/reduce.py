@@ -411,6 +411,19 @@ def _var_grad(ctx, a, g):
     return scale * _expand_back(g, a._data.shape, dims, ctx.keepdim) * (a - a.mean(dims, keepdim=True))
 
 
+def bind_var_args(args, dim, unbiased, keepdim, unset):
+    """The positional arguments of var, std, var_mean and std_mean: (dim, unbiased, keepdim), or
+    one bool alone as unbiased (var(True), as in torch); unset is unbiased's default. Returns
+    (dim, unbiased, keepdim, whether a bool alone was unbiased), or None when an argument is given
+    both ways or there are too many."""
+    if len(args) == 1 and args[0].__class__ is bool and dim is None and unbiased is unset:
+        return dim, args[0], keepdim, True
+    if len(args) > 3 or dim is not None or (len(args) >= 2 and unbiased is not unset) or (
+            len(args) == 3 and keepdim is not False):
+        return None
+    return args[0], args[1] if len(args) >= 2 else unbiased, args[2] if len(args) == 3 else keepdim, False
+
+
 def _var_args(a, dim, unbiased, keepdim, correction, name):
     if correction is None:
         correction = 1 if unbiased is None or unbiased else 0
