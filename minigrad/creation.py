@@ -326,6 +326,8 @@ def rand(*size, dtype=None, device=None, requires_grad=False, generator=None):
     _check_generator(generator, "rand")
     shape, _, dev = _factory(size, None, device, None, "rand")
     d = _float_dtype(dtype, "check_uniform_bounds")
+    if generator is not None:
+        return _finish(dev.backend.asarray(generator._draw("uniform", shape, d.np)), dev, requires_grad)
     return _finish(dev.backend.rand(shape, d.np), dev, requires_grad)
 
 
@@ -333,6 +335,8 @@ def randn(*size, dtype=None, device=None, requires_grad=False, generator=None):
     _check_generator(generator, "randn")
     shape, _, dev = _factory(size, None, device, None, "randn")
     d = _float_dtype(dtype, "normal_kernel_cpu")
+    if generator is not None:
+        return _finish(dev.backend.asarray(generator._draw("normal", shape, d.np)), dev, requires_grad)
     return _finish(dev.backend.randn(shape, d.np), dev, requires_grad)
 
 
@@ -349,6 +353,9 @@ def randint(low, high=None, size=None, dtype=None, device=None, requires_grad=Fa
     shape, d, dev = _factory((size,), dtype, device, _dt.int64, "randint")
     if d is _dt.bool_ and (low < 0 or high > 2):
         raise RuntimeError("from is out of bounds for bool" if low < 0 else "to - 1 is out of bounds for bool")
+    if generator is not None:
+        host = generator._draw("integers", shape, d.np, low, high)
+        return _finish(dev.backend.asarray(host), dev, requires_grad)
     return _finish(dev.backend.randint(low, high, shape, d.np), dev, requires_grad)
 
 
@@ -422,6 +429,11 @@ class Generator:
     def randperm(self, n):
         """A NumPy int64 permutation of range(n) drawn from this generator."""
         return self._rng.permutation(n)
+
+    def _draw(self, kind, shape, dtype, low=0, high=None):
+        """NumPy draws from this generator, as the CPU backend makes them from the global one."""
+        from .backends.numpy_backend import _draw
+        return _draw(self._rng, kind, shape, dtype, low, high)
 
 
 def _global_generator():

@@ -117,6 +117,24 @@ def test_manual_seed_reproducible():
     assert minigrad.rand(3).tolist() != a.tolist()
 
 
+@pytest.mark.parametrize("draw", [lambda g, d: minigrad.rand(4, 3, generator=g, device=d),
+                                  lambda g, d: minigrad.randn(5, dtype=minigrad.float64, generator=g, device=d),
+                                  lambda g, d: minigrad.randint(-3, 9, (6,), generator=g, device=d),
+                                  lambda g, d: minigrad.empty(4, device=d).uniform_(-2, 2, generator=g),
+                                  lambda g, d: minigrad.empty(4, device=d).normal_(1, 3, generator=g)],
+                         ids=["rand", "randn", "randint", "uniform_", "normal_"])
+def test_a_generator_passed_is_the_one_drawn_from(device, draw):
+    """generator= gives the same draws for the same seed, whatever the global seed did in between,
+    and other draws for another seed."""
+    minigrad.manual_seed(0)
+    a = draw(minigrad.Generator().manual_seed(7), device)
+    minigrad.manual_seed(123)
+    minigrad.rand(10, device=device)
+    b = draw(minigrad.Generator().manual_seed(7), device)
+    c = draw(minigrad.Generator().manual_seed(8), device)
+    assert a.device == b.device and a.tolist() == b.tolist() and a.tolist() != c.tolist()
+
+
 def test_like_constructors():
     i32 = minigrad.ones(2, 3, dtype=minigrad.int32)
     z = minigrad.zeros_like(i32)

@@ -73,19 +73,30 @@ def eye(n, m, dtype):
     return np.eye(n, m, dtype=dtype)
 
 
+def _draw(rng, kind, shape, dtype, low=0, high=None):
+    """Draws from the NumPy Generator rng: "uniform" in [0, 1) (in dtype, so a float32 draw never
+    rounds up to 1), "normal", or "integers" in [low, high). rand, randn and randint draw from the
+    global generator; a minigrad.Generator passed as generator= draws from its own."""
+    if kind == "uniform":
+        return rng.random(shape, dtype=dtype)
+    if kind == "normal":
+        return rng.standard_normal(shape, dtype=dtype)
+    dtype = np.dtype(dtype)
+    if dtype.kind in "iu":
+        return rng.integers(low, high, shape, dtype=dtype)
+    return rng.integers(low, high, shape).astype(dtype)  # torch allows float dtypes here
+
+
 def rand(shape, dtype):
-    return _rng.random(shape, dtype=dtype)
+    return _draw(_rng, "uniform", shape, dtype)
 
 
 def randn(shape, dtype):
-    return _rng.standard_normal(shape, dtype=dtype)
+    return _draw(_rng, "normal", shape, dtype)
 
 
 def randint(low, high, shape, dtype):
-    dtype = np.dtype(dtype)
-    if dtype.kind in "iu":
-        return _rng.integers(low, high, shape, dtype=dtype)
-    return _rng.integers(low, high, shape).astype(dtype)  # torch allows float dtypes here
+    return _draw(_rng, "integers", shape, dtype, low, high)
 
 
 def astype(a, dtype):

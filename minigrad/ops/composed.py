@@ -1022,9 +1022,7 @@ def _draw(t, kind, generator, dtype=None):
     dtype = dtype or t._data.dtype
     shape = t._data.shape
     if generator is not None:
-        rng = generator._rng
-        host = rng.random(shape) if kind == "uniform" else rng.standard_normal(shape)
-        return be.asarray(host.astype(dtype))
+        return be.asarray(generator._draw(kind, shape, dtype))
     return be.rand(shape, dtype) if kind == "uniform" else be.randn(shape, dtype)
 
 
