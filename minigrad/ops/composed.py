@@ -885,38 +885,24 @@ def count_nonzero(a, dim=None):
 # ---- var_mean, std_mean -----------------------------------------------------------------------------
 
 class VarMean(Builtin):
-    _node_name = "VarMeanBackward0"
+    """(var, mean) as one node; StdMean: (std, mean). The statistic's own op computes it and its
+    gradient; the mean's gradient is added."""
+    _node_name, _stat = "VarMeanBackward0", Var
 
-    @staticmethod
-    def forward(ctx, a, dims, correction, keepdim):
-        var = Var.forward(ctx, a, dims, correction, keepdim)
-        mean = _make(a._device.backend.mean(a._data, dims, keepdim), a._device)
-        return var, mean
+    @classmethod
+    def forward(cls, ctx, a, dims, correction, keepdim):
+        stat = cls._stat.forward(ctx, a, dims, correction, keepdim)
+        return stat, _make(a._device.backend.mean(a._data, dims, keepdim), a._device)
 
-    @staticmethod
-    def backward(ctx, gv, gm):
-        a, = ctx.saved_tensors
-        from .reduce import _var_grad
-        return _var_grad(ctx, a, gv) + _mean_grad(ctx, a, gm), None, None, None
-
-
-def _mean_grad(ctx, a, gm):
-    return _expand_back(gm / _count(a._data.shape, ctx.dims), a._data.shape, ctx.dims, ctx.keepdim)
+    @classmethod
+    def backward(cls, ctx, gs, gm):
+        a = ctx.saved_tensors[0]
+        mean_grad = _expand_back(gm / _count(a._data.shape, ctx.dims), a._data.shape, ctx.dims, ctx.keepdim)
+        return cls._stat.backward(ctx, gs)[0] + mean_grad, None, None, None
 
 
-class StdMean(Builtin):
-    _node_name = "StdMeanBackward0"
-
-    @staticmethod
-    def forward(ctx, a, dims, correction, keepdim):
-        std = Std.forward(ctx, a, dims, correction, keepdim)
-        mean = _make(a._device.backend.mean(a._data, dims, keepdim), a._device)
-        return std, mean
-
-    @staticmethod
-    def backward(ctx, gs, gm):
-        a, _ = ctx.saved_tensors
-        return Std.backward(ctx, gs)[0] + _mean_grad(ctx, a, gm), None, None, None
+class StdMean(VarMean):
+    _node_name, _stat = "StdMeanBackward0", Std
 
 
 def _moments(cls, name, input, args, dim, unbiased, keepdim, correction):
