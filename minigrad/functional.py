@@ -183,8 +183,26 @@ def bmm(input, mat2):
     return _linalg.bmm(_t(input, "bmm"), mat2)
 
 
+def mv(input, vec):
+    if not isinstance(input, Tensor):
+        from ._arg_errors import type_name
+        raise TypeError(f"mv(): argument 'input' (position 1) must be Tensor, not {type_name(input)}")
+    try:
+        return _linalg.mv(input, vec)
+    except TypeError as e:  # the function form counts input as position 1
+        raise TypeError(str(e).replace("(position 1)", "(position 2)")) from None
+
+
 def reshape(input, shape):
     return _t(input, "reshape").reshape(shape)
+
+
+def tile(input, dims):
+    from .ops import shape as _shape
+    if not isinstance(dims, (tuple, list)):
+        from ._arg_errors import type_name
+        raise TypeError(f"tile(): argument 'dims' (position 2) must be tuple of ints, not {type_name(dims)}")
+    return _shape.tile(_t(input, "tile"), _shape.int_list("tile", "dims", (dims,)))
 
 
 flatten, squeeze, unsqueeze, transpose = (_tm.positional(name, *_tm.SHAPE_OPS[name], False)

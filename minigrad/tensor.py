@@ -22,23 +22,54 @@ def _make(data, device):
     return t
 
 
+_TO_OVERLOADS = (
+    "(minigrad.device device = None, minigrad.dtype dtype = None, bool non_blocking = False, bool copy = False)",
+    "(minigrad.dtype dtype, bool non_blocking = False, bool copy = False)",
+    "(Tensor tensor, bool non_blocking = False, bool copy = False)",
+)
+
+
+def _is_device_arg(a):
+    """What torch's parser takes for a device: a device, a str, or an int (a CUDA ordinal)."""
+    from .devices import device as _device_cls
+    return a is None or isinstance(a, (str, _device_cls)) or (isinstance(a, int) and a.__class__ is not bool)
+
+
 def to_args(args, kwargs):
-    """(device, dtype) named by .to()'s forms, for tensors and modules alike: to(device),
-    to(dtype), to(device, dtype), to(tensor), with non_blocking= by keyword or position.
-    Pops what it reads from kwargs; the caller rejects what is left."""
-    device = kwargs.pop("device", None)
-    dtype = kwargs.pop("dtype", None)
-    kwargs.pop("non_blocking", None)
-    for a in args:
+    """(device, dtype, non_blocking, copy) named by .to()'s three overloads, for tensors and
+    modules alike: to(device=None, dtype=None, non_blocking=False, copy=False), to(dtype,
+    non_blocking=False, copy=False) and to(tensor, non_blocking=False, copy=False); anything
+    else is torch's "invalid combination of arguments" TypeError."""
+    if len(args) == 1 and not kwargs:  # the common calls: to(device), to(dtype), to(tensor)
+        a = args[0]
         if isinstance(a, _dt.dtype):
-            dtype = a
-        elif isinstance(a, Tensor):
-            device, dtype = a._device, a.dtype
-        elif isinstance(a, bool):
-            continue  # non_blocking given positionally
-        elif a is not None:
-            device = a
-    return device, dtype
+            return None, a, False, False
+        if isinstance(a, Tensor):
+            return a._device, a.dtype, False, False
+        if _is_device_arg(a):
+            return a, None, False, False
+    first = args[0] if args else None
+    if isinstance(first, _dt.dtype):
+        head, names = (None, first), ("dtype", "non_blocking", "copy")
+    elif isinstance(first, Tensor):
+        head, names = (first._device, first.dtype), ("tensor", "non_blocking", "copy")
+    else:
+        head, names = None, ("device", "dtype", "non_blocking", "copy")
+    bound = dict(zip(names, args))
+    ok = len(args) <= len(names)
+    for k, v in kwargs.items():
+        if k not in names or k in bound:
+            ok = False
+        bound[k] = v
+    if head is None:
+        ok = ok and _is_device_arg(bound.get("device")) and (
+            bound.get("dtype") is None or isinstance(bound["dtype"], _dt.dtype))
+        head = (bound.get("device"), bound.get("dtype"))
+    non_blocking, copy = bound.get("non_blocking", False), bound.get("copy", False)
+    if not (ok and isinstance(non_blocking, bool) and isinstance(copy, bool)):
+        from ._arg_errors import _format_invalid_args
+        raise TypeError(_format_invalid_args(args, kwargs, "to()", _TO_OVERLOADS))
+    return head[0], head[1], non_blocking, copy
 
 
 def _zeros_meta(shape, npdtype, device):
@@ -401,10 +432,7 @@ class Tensor:
     # ---- devices and dtypes ---------------------------------------------------
     def to(self, *args, **kwargs):
         """to(device), to(dtype), to(device, dtype), to(other), with copy= and non_blocking=."""
-        copy = kwargs.pop("copy", False)
-        device, dtype = to_args(args, kwargs)
-        if kwargs:
-            raise TypeError(f"to() got an unexpected keyword argument '{next(iter(kwargs))}'")
+        device, dtype, _, copy = to_args(args, kwargs)
         out = self
         if dtype is not None:
             dtype = _dt.to_dtype(dtype)

@@ -45,6 +45,7 @@ Tensor.pow = ew.binary_method(ew.Pow, tensor_cls=ew.PowTensor, name="pow")
 Tensor.matmul = lambda self, other: linalg.matmul(self, other)
 Tensor.mm = lambda self, other: linalg.mm(self, other)
 Tensor.bmm = lambda self, other: linalg.bmm(self, other)
+Tensor.mv = lambda self, vec: linalg.mv(self, vec)
 Tensor.neg = Tensor.__neg__
 Tensor.abs = Tensor.__abs__
 Tensor.maximum = lambda self, other: ew.binary(ew.Maximum, self, _tensor_arg(other, "maximum"))
@@ -402,7 +403,19 @@ Tensor.allclose = lambda self, other, rtol=1e-05, atol=1e-08, equal_nan=False: \
 
 
 # ---- shape ----------------------------------------------------------------------------
-Tensor.reshape = lambda self, *shape: sh.reshape(self, _dims_arg(shape))
+
+
+def _reshape(self, *shape, **kwargs):
+    if kwargs:
+        return _int_list_method("reshape", "shape", sh.reshape)(self, *shape, **kwargs)
+    try:
+        return sh.reshape(self, _dims_arg(shape))
+    except TypeError:
+        sh.int_list("reshape", "shape", shape)  # torch's message for what was wrong
+        raise
+
+
+Tensor.reshape = _reshape
 Tensor.view = lambda self, *shape: sh.view(self, _dims_arg(shape))
 
 
@@ -572,7 +585,25 @@ Tensor.t = lambda self: sh.t(self)
 Tensor.T = property(lambda self: sh.permute(self, tuple(range(self._data.ndim))[::-1]))
 Tensor.mT = property(sh.mT)
 Tensor.permute = _permute
-Tensor.expand = lambda self, *sizes: sh.expand(self, tuple(_dims_arg(sizes)))
+
+
+def _int_list_method(op, arg, fn):
+    """A Tensor method taking one int[] argument, as x.op(2, 3), x.op((2, 3)) or x.op(arg=(2, 3))."""
+    def method(self, *args, **kwargs):
+        if kwargs:
+            if args or list(kwargs) != [arg]:
+                bad = next((k for k in kwargs if k != arg), arg)
+                raise TypeError(f"{op}() got an unexpected keyword argument '{bad}'" if bad != arg
+                                else f"{op}() got multiple values for argument '{arg}'")
+            args = (kwargs[arg],)
+        return fn(self, sh.int_list(op, arg, args))
+    method.__name__ = method.__qualname__ = op
+    return method
+
+
+Tensor.expand = _int_list_method("expand", "size", sh.expand)
+Tensor.repeat = _int_list_method("repeat", "repeats", sh.repeat)
+Tensor.tile = _int_list_method("tile", "dims", sh.tile)
 Tensor.expand_as = lambda self, other: sh.expand(self, other._data.shape)
 Tensor.reshape_as = lambda self, other: sh.reshape(self, other._data.shape)
 Tensor.view_as = lambda self, other: sh.view(self, other._data.shape)
@@ -591,12 +622,32 @@ Tensor.__setitem__ = _setitem
 
 
 # ---- in-place ------------------------------------------------------------------------------
+def _alpha_inplace(self, name, cls, other, alpha):
+    """add_/sub_ with an alpha: torch checks the result's dtype against self's before alpha
+    (after sub's check of bool operands)."""
+    if isinstance(other, Tensor):  # torch: the broadcast shape, then sub's bool check, then dtypes
+        from .ops.broadcast import broadcast_shape
+        broadcast_shape(self._data.shape, other._data.shape)
+    if cls is ew.Sub and (ew._is_bool(self) or ew._is_bool(other)):
+        raise ew._bool_sub_error(self, other)
+    if isinstance(other, Tensor) or (isinstance(other, (int, float)) and other.__class__ is not complex):
+        rd = ew.result_type(self, other)
+        if rd._category > self.dtype._category:
+            raise RuntimeError(f"result type {rd._legacy[:-6]} can't be cast to the desired output type "
+                               f"{self.dtype._legacy[:-6]}")
+    return inplace_arith(self, name, cls, ew.alpha_operand(cls, self, other, alpha, name + "_"))
+
+
 def _add_(self, other, alpha=1):
-    return inplace_arith(self, "add", ew.Add, other if alpha == 1 else other * alpha)
+    if alpha == 1 and alpha.__class__ is not bool:
+        return inplace_arith(self, "add", ew.Add, other)
+    return _alpha_inplace(self, "add", ew.Add, other, alpha)
 
 
 def _sub_(self, other, alpha=1):
-    return inplace_arith(self, "sub", ew.Sub, other if alpha == 1 else other * alpha)
+    if alpha == 1 and alpha.__class__ is not bool:
+        return inplace_arith(self, "sub", ew.Sub, other)
+    return _alpha_inplace(self, "sub", ew.Sub, other, alpha)
 
 
 Tensor.add_ = _add_

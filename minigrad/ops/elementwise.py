@@ -110,17 +110,27 @@ def _array_operands(a, b, floating=False):
 
 def binary_alpha(cls, a, b, alpha, name):
     """a.add(b, alpha=alpha) / a.sub(b, alpha=alpha): alpha scales b in the result's dtype."""
+    return binary(cls, a, alpha_operand(cls, a, b, alpha, name))
+
+
+def alpha_operand(cls, a, b, alpha, name):
+    """alpha * b, the operand that a.add(b, alpha=alpha) / a.sub(b, alpha=alpha) and their
+    in-place forms add or subtract, in the result's dtype, after torch's checks."""
     if not isinstance(b, (Tensor, Number)) or isinstance(b, complex):
         from .._typename import typename
         raise TypeError(f"{name}(): argument 'other' (position 1) must be Tensor, not {typename(type(b))}")
     if alpha == 1 and alpha.__class__ is not bool:
-        return binary(cls, a, b)
+        return b
     if cls is Sub and (_is_bool(a) or _is_bool(b)):
         raise _bool_sub_error(a, b)
     rd = _alpha_result_type(a, b, alpha)
     if isinstance(b, Tensor):
         b = b if b.dtype is rd else b.to(rd)
-    return binary(cls, a, b * alpha)
+    elif rd._category == 0:  # a bool scalar: alpha * b in bool is b and alpha
+        return bool(b) and bool(alpha)
+    if rd._category == 0:  # in a bool result alpha is cast to bool (torch: 2 is True)
+        alpha = bool(alpha)
+    return b * alpha
 
 
 def _alpha_result_type(a, b, alpha):

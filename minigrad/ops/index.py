@@ -32,6 +32,30 @@ def index_bounds(t):
     return bounds
 
 
+_SEQUENCE_AS_TUPLE = ("Using a non-tuple sequence for multidimensional indexing is deprecated and will be changed in "
+                      "pytorch 2.9; use x[tuple(seq)] instead of x[seq]. In pytorch 2.9 this will be interpreted as "
+                      "tensor index, x[minigrad.tensor(seq)], which will result either in an error or a different result")
+
+
+def _is_sequence(obj):
+    """CPython's PySequence_Check, for the objects an index holds."""
+    cls = type(obj)
+    return hasattr(cls, "__getitem__") and hasattr(cls, "__len__") and not issubclass(cls, dict)
+
+
+def as_tuple_index(index):
+    """torch's (NumPy's old) rule for a list index: one of fewer than 32 items that holds a
+    sequence, a tensor, a slice, None or an Ellipsis is a tuple of indices (x[[0, [1]]] is
+    x[0, [1]]), with a deprecation warning; any other list is one integer or bool index."""
+    if index.__class__ is list and len(index) < 32:
+        for obj in index:
+            if obj is None or obj is Ellipsis or isinstance(obj, slice) or _is_sequence(obj):
+                import warnings
+                warnings.warn(_SEQUENCE_AS_TUPLE, UserWarning, stacklevel=4)
+                return tuple(index)
+    return index
+
+
 def normalize_index(a, index):
     """Turn a user's index into one the backend understands; True when it is basic (a view); and
     the bounds of its integer index tensors where the device needs them checked (a GPU's), kept
@@ -86,6 +110,11 @@ def normalize_index(a, index):
 def _sequence_index(be, item):
     """A list, tuple, range or NumPy array of ints or bools, as the int64 or bool index array an
     equal tensor would give."""
+    if getattr(item, "dtype", None) == "uint8":  # a NumPy byte array is a mask, as a byte tensor is to torch
+        import warnings
+        warnings.warn("indexing with dtype minigrad.uint8 is now deprecated, please use a dtype minigrad.bool instead.",
+                      UserWarning, stacklevel=5)
+        item = item.astype(bool)
     arr = be.asarray(item)
     if arr.dtype.kind == "f" and arr.size:  # an empty list [] is an empty integer index
         raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
@@ -239,6 +268,8 @@ def _split_ints(idx, bounds):
 
 
 def getitem(a, index):
+    if index.__class__ is list:
+        index = as_tuple_index(index)
     idx, basic, bounds = normalize_index(a, index)
     if not basic:
         split = _split_ints(idx, bounds)
@@ -345,6 +376,8 @@ def setitem(a, index, value):
         raise device_error(a, value)
     elif value._data.dtype != a._data.dtype:
         value = value.to(a.dtype)
+    if index.__class__ is list:
+        index = as_tuple_index(index)
     idx, basic, bounds = normalize_index(a, index)
     split = None if basic else _split_ints(idx, bounds)
     if a._requires_grad and (basic or split is not None) and a._base is None and _grad_enabled() and (

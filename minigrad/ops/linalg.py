@@ -110,23 +110,41 @@ def _batch2_error(sa, sb):
                         f"but got: [{batch}, {sb[-2]}].")
 
 
+def bool_product(sa, sb, kernel):
+    """torch's CPU kernels have no bool product: the one that would run names itself in the error,
+    which a dot product always raises, and the others only when they have work to do (a product
+    with no elements, or of an empty inner dimension, is all False without one). sa, sb: the
+    operands' shapes, as matmul takes them."""
+    k = sa[-1]
+    out = _prod(broadcast_shape(sa[:-2], sb[:-2])) * (sa[-2] if len(sa) > 1 else 1) * (sb[-1] if len(sb) > 1 else 1)
+    if kernel == "dot" or (k and out):
+        raise NotImplementedError(f'"{kernel}" not implemented for \'Bool\'')
+
+
 def matmul(a, b):
     _check(a, b, "matmul")
     sa, sb = a._data.shape, b._data.shape
+    is_bool = a._data.dtype.kind == "b"
     if len(sa) == 1 and len(sb) == 1:
         if sa[0] != sb[0]:
             raise RuntimeError(f"inconsistent tensor size, expected tensor [{sa[0]}] and src [{sb[0]}] "
                                "to have the same number of elements, but got "
                                f"{sa[0]} and {sb[0]} elements respectively")
+        if is_bool:
+            bool_product(sa, sb, "dot")
         return apply_binary(Dot, a, b)
     if len(sa) <= 2 and len(sb) <= 2:
         if len(sb) == 1:
             if sa[1] != sb[0]:
                 raise RuntimeError(f"size mismatch, got input ({sa[0]}), mat ({_sizes(sa)}), vec ({sb[0]})")
+            if is_bool:
+                bool_product(sa, sb, "addmv_impl_cpu")
             return apply_binary(Mv, a, b)
         ra = sa if len(sa) == 2 else (1,) + sa
         if ra[1] != sb[0]:
             raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({_sizes(ra)} and {_sizes(sb)})")
+        if is_bool:
+            bool_product(sa, sb, "addmm_impl_cpu_")
         return apply_binary(Matmul, a, b)
     # batched: batch dims broadcast (torch's broadcast message), then inner sizes must agree
     broadcast_shape(sa[:-2], sb[:-2] if len(sb) > 1 else ())
@@ -139,6 +157,8 @@ def matmul(a, b):
             raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({_prod(sa[:-1])}x{sa[-1]} and "
                                f"{_sizes(sb)})")
         raise _batch2_error(sa, sb)
+    if is_bool:  # torch folds a's batch into rows when b is 1-d or 2-d
+        bool_product(sa, sb, "addmv_impl_cpu" if len(sb) == 1 else "addmm_impl_cpu_" if len(sb) == 2 else "bmm")
     return apply_binary(Bmm, a, b)
 
 
@@ -155,6 +175,23 @@ def dot(a, b):
 def _dot_dtype_error(a, b):
     return RuntimeError(f"dot : expected both vectors to have same dtype, but found {a.dtype._legacy[:-6]} "
                         f"and {b.dtype._legacy[:-6]}")
+
+
+def mv(a, vec):
+    if not isinstance(vec, Tensor):
+        from .._arg_errors import type_name
+        raise TypeError(f"mv(): argument 'vec' (position 1) must be Tensor, not {type_name(vec)}")
+    if a._device is not vec._device:
+        raise device_error(a, vec)
+    if a._data.ndim != 2 or vec._data.ndim != 1:
+        raise RuntimeError(f"vector + matrix @ vector expected, got 1, {a._data.ndim}, {vec._data.ndim}")
+    if a._data.shape[1] != vec._data.shape[0]:
+        raise RuntimeError(f"size mismatch, got input ({a._data.shape[0]}), mat ({_sizes(a._data.shape)}), "
+                           f"vec ({vec._data.shape[0]})")
+    if a._data.dtype != vec._data.dtype:  # torch's addmv: its result (of vec's dtype), mat, vec
+        v, m = vec.dtype._legacy[:-6], a.dtype._legacy[:-6]
+        raise RuntimeError(f"addmv input tensors must have the same dtype, but got {v}, {m}, and {v}")
+    return matmul(a, vec)
 
 
 def mm(a, b):

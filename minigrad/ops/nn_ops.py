@@ -138,6 +138,9 @@ def _linear_checks(input, weight, bias):
             rows *= s
         raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({rows}x{xs[-1]} and "
                            f"{ws[1]}x{ws[0]})")
+    if input._data.dtype.kind == "b":
+        from .linalg import bool_product
+        bool_product(xs, (ws[1], ws[0]), "addmm_impl_cpu_")
     if bias is not None:
         if bias._data.dtype != input._data.dtype:
             raise RuntimeError(f"self and mat2 must have the same dtype, but got "
@@ -159,7 +162,7 @@ def linear(input, weight, bias=None):
     try:
         xd, wd = input._data, weight._data
         ok = (input._device is weight._device and xd.dtype is wd.dtype and len(wd.shape) == 2
-              and xd.shape and xd.shape[-1] == wd.shape[1])
+              and xd.shape and xd.shape[-1] == wd.shape[1] and xd.dtype.kind != "b")
         if ok and bias is not None:
             bd = bias._data
             ok = bias._device is input._device and bd.dtype is xd.dtype and bd.shape == (wd.shape[0],)

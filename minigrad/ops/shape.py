@@ -296,3 +296,63 @@ def contiguous(a):
     if a._device.backend.is_contiguous(a._data):
         return a
     return Clone.apply(a)
+
+
+def int_list(op, arg, args):
+    """The ints of f(2, 3) or f((2, 3)) (a Tensor method's int[] argument given by position), or
+    torch's TypeError naming op and its argument arg."""
+    from .._arg_errors import _is_index, type_name
+    if not args:
+        raise TypeError(f'{op}() missing 1 required positional arguments: "{arg}"')
+    seq = args
+    if len(args) == 1:
+        if isinstance(args[0], (tuple, list)):
+            seq = args[0]
+        elif not _is_index(args[0]):
+            raise TypeError(f"{op}(): argument '{arg}' (position 1) must be tuple of ints, not {type_name(args[0])}")
+    for i, s in enumerate(seq):
+        if not (_is_index(s) or s.__class__ is bool):
+            raise TypeError(f"{op}(): argument '{arg}' failed to unpack the object at pos {i + 1} with error "
+                            f"\"type must be tuple of ints,but got {type_name(s)}\"")
+    return tuple(int(s) for s in seq)
+
+
+class Repeat(Builtin):
+    """x.repeat(r0, r1, ...): x tiled r_i times along dim i (leading dims added as size 1)."""
+    _node_name = "RepeatBackward0"
+
+    @staticmethod
+    def forward(ctx, a, repeats):
+        be = a._device.backend
+        shape = (1,) * (len(repeats) - a._data.ndim) + a._data.shape
+        ctx.in_shape, ctx.pairs = a._data.shape, tuple(x for r, s in zip(repeats, shape) for x in (r, s))
+        # (1, s0, 1, s1, ...) broadcast to (r0, s0, r1, s1, ...), then merged pairwise: a copy
+        x = be.reshape(a._data, tuple(x for s in shape for x in (1, s)))
+        x = be.ascontiguous(be.broadcast_to(x, ctx.pairs))
+        return _make(be.reshape(x, tuple(r * s for r, s in zip(repeats, shape))), a._device)
+
+    @staticmethod
+    def backward(ctx, g):
+        return g.reshape(ctx.pairs).sum(tuple(range(0, len(ctx.pairs), 2))).reshape(ctx.in_shape), None
+
+    @staticmethod
+    def backward_raw(ctx, be, g):
+        summed = be.sum(be.reshape(g, ctx.pairs), tuple(range(0, len(ctx.pairs), 2)))
+        return be.reshape(summed, ctx.in_shape), None
+
+
+def repeat(a, repeats):
+    if len(repeats) < a._data.ndim:
+        raise RuntimeError("Number of dimensions of repeat dims can not be smaller than number of dimensions "
+                           "of tensor")
+    shape = (1,) * (len(repeats) - a._data.ndim) + a._data.shape
+    out = [r * s for r, s in zip(repeats, shape)]
+    for n in out:
+        if n < 0:
+            raise RuntimeError(f"Trying to create tensor with negative dimension {n}: {out}")
+    return apply_first(Repeat, a, repeats)
+
+
+def tile(a, dims):
+    """torch.tile: repeat, with dims padded by leading ones to the tensor's rank."""
+    return repeat(a, (1,) * (a._data.ndim - len(dims)) + tuple(dims))

@@ -657,9 +657,9 @@ class Module:
         return self
 
     def to(self, *args, **kwargs):
-        device, dtype = to_args(args, kwargs)
-        if kwargs:
-            raise TypeError(f"to() received an invalid combination of arguments: {sorted(kwargs)}")
+        device, dtype, _, copy = to_args(args, kwargs)
+        if copy:
+            raise RuntimeError(".to() does not accept copy argument")
         if dtype is not None:
             dtype = _dt.to_dtype(dtype)
             if not dtype.is_floating_point:
