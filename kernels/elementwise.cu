@@ -179,6 +179,70 @@ __device__ __forceinline__ double m_abs(double x) { return m_fabs(x); }
 __device__ __forceinline__ int m_abs(int x) { return x < 0 ? -x : x; }
 __device__ __forceinline__ long long m_abs(long long x) { return x < 0 ? -x : x; }
 
+// ---- division with rounding: torch.floor_divide, remainder, fmod, div(rounding_mode='trunc') --
+// Floats follow torch's formulas (c10::div_floor_floating, remainder_kernel), built on fmod,
+// which is exact, so every result is the correctly rounded one and a zero divisor gives IEEE's
+// inf/nan. Integers: a zero divisor gives 0 (torch's CPU kernels raise ZeroDivisionError, which
+// the CUDA backend does not check for: that would cost a device-to-host sync; torch's CUDA
+// kernels leave the value undefined), and a divisor of -1 is taken apart from the C division,
+// where INT_MIN / -1 would be undefined: the quotient wraps to INT_MIN, the remainder is 0.
+
+__device__ __forceinline__ float m_fmod(float a, float b) { return fmodf(a, b); }
+__device__ __forceinline__ double m_fmod(double a, double b) { return fmod(a, b); }
+__device__ __forceinline__ float m_copysign(float a, float b) { return copysignf(a, b); }
+__device__ __forceinline__ double m_copysign(double a, double b) { return copysign(a, b); }
+
+template <class T> __device__ __forceinline__ T floordiv_float(T a, T b) {
+    if (b == T(0)) return a / b;
+    const T mod = m_fmod(a, b);
+    T div = (a - mod) / b;  // a - mod is a multiple of b: the quotient, rounded once
+    if (mod != T(0) && ((b < T(0)) != (mod < T(0)))) div -= T(1);
+    if (div == T(0)) return m_copysign(T(0), a / b);
+    T fl = m_floor(div);
+    if (div - fl > T(0.5)) fl += T(1);
+    return fl;
+}
+template <class T> __device__ __forceinline__ T remainder_float(T a, T b) {
+    T mod = m_fmod(a, b);
+    if (mod != T(0) && ((b < T(0)) != (mod < T(0)))) mod += b;
+    return mod;
+}
+template <class T> __device__ __forceinline__ T neg_wrap(T a) {
+    typedef typename UnsignedOf<T>::type U;
+    return (T)(U(0) - (U)a);
+}
+// b != 0 and b != -1 past the guards, so / and % are defined; r and b of different signs make
+// q <= 0 and r + b lie strictly between them, so neither fix-up overflows
+template <class T> __device__ __forceinline__ T floordiv_int(T a, T b) {
+    if (b == T(0)) return T(0);
+    if (b == T(-1)) return neg_wrap(a);
+    const T q = a / b, r = a % b;
+    return (r != T(0) && ((r < T(0)) != (b < T(0)))) ? q - T(1) : q;
+}
+template <class T> __device__ __forceinline__ T truncdiv_int(T a, T b) {
+    if (b == T(0)) return T(0);
+    return b == T(-1) ? neg_wrap(a) : a / b;
+}
+template <class T> __device__ __forceinline__ T remainder_int(T a, T b) {
+    if (b == T(0) || b == T(-1)) return T(0);
+    const T r = a % b;
+    return (r != T(0) && ((r < T(0)) != (b < T(0)))) ? r + b : r;
+}
+template <class T> __device__ __forceinline__ T fmod_int(T a, T b) {
+    return (b == T(0) || b == T(-1)) ? T(0) : a % b;
+}
+
+#define DIVISION_FN(name, float_expr, int_fn)                                              \
+    __device__ __forceinline__ float name(float a, float b) { return float_expr; }        \
+    __device__ __forceinline__ double name(double a, double b) { return float_expr; }     \
+    __device__ __forceinline__ int name(int a, int b) { return int_fn(a, b); }            \
+    __device__ __forceinline__ long long name(long long a, long long b) { return int_fn(a, b); }
+
+DIVISION_FN(m_floordiv, floordiv_float(a, b), floordiv_int)
+DIVISION_FN(m_truncdiv, m_trunc(a / b), truncdiv_int)
+DIVISION_FN(m_remainder, remainder_float(a, b), remainder_int)
+DIVISION_FN(m_fmodop, m_fmod(a, b), fmod_int)
+
 // exp of a non-positive argument only, so neither branch overflows and tiny results keep
 // their precision.
 template <class T> __device__ __forceinline__ T m_sigmoid(T x) {
@@ -229,6 +293,10 @@ BINARY_OP(Sub, UNROLL_CHEAP, a - b)
 BINARY_OP(Mul, UNROLL_CHEAP, a * b)
 BINARY_OP(Div, UNROLL_CHEAP, a / b)
 BINARY_OP(Pow, UNROLL_MATH, m_pow(a, b))
+BINARY_OP(FloorDivide, UNROLL_MATH, m_floordiv(a, b))
+BINARY_OP(TruncDivide, UNROLL_MATH, m_truncdiv(a, b))
+BINARY_OP(Remainder, UNROLL_MATH, m_remainder(a, b))
+BINARY_OP(Fmod, UNROLL_MATH, m_fmodop(a, b))
 // NaN from either side wins, as torch. Ties return a (torch itself is not consistent about
 // which zero max(-0.0, +0.0) gives). x != x is false for integers and folds away.
 BINARY_OP(Maximum, UNROLL_CHEAP, b != b ? b : (a < b ? b : a))
@@ -899,6 +967,13 @@ __device__ __forceinline__ void where_strided(const bool* c, const T* a, const T
     CLIP(clip_##sfx, T)                                                        \
     FILL(fill_##sfx, T)
 
+// torch.floor_divide, div(rounding_mode='trunc'), remainder, fmod: every numeric dtype
+#define DIVISION_KERNELS(sfx, T)                                               \
+    BINARY_ALL(floor_divide, FloorDivide, sfx, T)                              \
+    BINARY_ALL(trunc_divide, TruncDivide, sfx, T)                              \
+    BINARY_ALL(remainder, Remainder, sfx, T)                                   \
+    BINARY_ALL(fmod, Fmod, sfx, T)
+
 FLOAT_KERNELS(f32, float)
 FLOAT_KERNELS(f64, double)
 INT_KERNELS(i64, long long)
@@ -907,6 +982,10 @@ NUMERIC_KERNELS(f32, float)
 NUMERIC_KERNELS(f64, double)
 NUMERIC_KERNELS(i64, long long)
 NUMERIC_KERNELS(i32, int)
+DIVISION_KERNELS(f32, float)
+DIVISION_KERNELS(f64, double)
+DIVISION_KERNELS(i64, long long)
+DIVISION_KERNELS(i32, int)
 
 COMPARE_ALL(eq, Eq, b8, bool)
 COMPARE_ALL(ne, Ne, b8, bool)

@@ -22,6 +22,9 @@ from .functional import (isnan, isinf, isfinite, isposinf, isneginf, nan_to_num,
                          diag, trace, flip, narrow, unbind, movedim, moveaxis, index_select, masked_select,
                          outer, ger, gather, scatter, scatter_add, take_along_dim, lerp, clamp_min, clamp_max,
                          logical_and, logical_or, logical_xor, logical_not, count_nonzero, var_mean, std_mean)
+from .functional import sort, argsort, msort, topk, kthvalue  # noqa: F401
+from .functional import cumsum, cumprod, cummax, cummin  # noqa: F401
+from .functional import divide, true_divide, floor_divide, remainder, fmod  # noqa: F401
 from ._tensor_str import set_printoptions, get_printoptions
 from . import viz
 

@@ -391,6 +391,9 @@ _SPECS = {
             "Tensor input, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False, Tensor out=None",
             "Tensor input, bool unbiased=True"),
     "softmax": ("Tensor input, int dim, ScalarType? dtype=None, *, Tensor out=None",),
+    "cumsum": ("Tensor input, int dim, *, ScalarType? dtype=None, Tensor out=None",),
+    "cumsum_": ("Tensor input, int dim, *, ScalarType? dtype=None",),
+    "cummax": ("Tensor input, int dim, *, Tensor[] out=None",),
     "squeeze": ("Tensor input", "Tensor input, int dim", "Tensor input, int[] dim"),
     "unsqueeze": ("Tensor input, int dim",),
     "transpose": ("Tensor input, int dim0, int dim1",),
@@ -410,10 +413,21 @@ _SPECS = {
     "pow": ("Tensor input, Tensor exponent, *, Tensor out=None", "Scalar self, Tensor exponent, *, Tensor out=None",
             "Tensor input, Scalar exponent, *, Tensor out=None"),
 }
+_SPECS.update({
+    "floor_divide": ("Tensor input, Tensor other, *, Tensor out=None", "Tensor input, Scalar other"),
+    "remainder": ("Tensor input, Tensor other, *, Tensor out=None", "Scalar self, Tensor other",
+                  "Tensor input, Scalar other, *, Tensor out=None"),
+    "fmod": ("Tensor input, Tensor other, *, Tensor out=None", "Tensor input, Scalar other, *, Tensor out=None"),
+    "div": ("Tensor input, Tensor other, *, Tensor out=None",
+            "Tensor input, Tensor other, *, str? rounding_mode, Tensor out=None",
+            "Tensor input, Scalar other, *, str? rounding_mode"),
+})
 # a Tensor method whose overloads are not its function's without input (pow's Scalar self)
-_METHOD_SPECS = {"pow": ("Tensor input, Tensor exponent", "Tensor input, Scalar exponent")}
+_METHOD_SPECS = {"pow": ("Tensor input, Tensor exponent", "Tensor input, Scalar exponent"),
+                 "remainder": ("Tensor input, Tensor other", "Tensor input, Scalar other")}
 for _a, _b in (("min", "max"), ("amin", "amax"), ("argmin", "argmax"), ("all", "any"), ("std", "var"),
                ("log_softmax", "softmax"), ("swapdims", "transpose"), ("concat", "cat"), ("stack", "cat"),
+               ("cumprod", "cumsum"), ("cumprod_", "cumsum_"), ("cummin", "cummax"),
                ("le", "lt"), ("gt", "lt"), ("ge", "lt"), ("eq", "lt"), ("ne", "lt")):
     _SPECS[_a] = _SPECS[_b]
 _parsers = {}

@@ -3,6 +3,7 @@ from numbers import Number as _Number
 
 from . import dtypes as _dt
 from .ops import elementwise as _ew, join as _join, linalg as _linalg, nn_ops as _nn_ops, shape as _shape
+from .ops import division as _division_ops
 from . import tensor_methods as _tm
 from ._arg_errors import ArgTypeError as _ArgTypeError, NOT_GIVEN as _NO, binds as _binds, call_error as _call_error
 from .tensor import Tensor
@@ -52,8 +53,51 @@ def mul(input, other):
     return _no_operand(_operand(input, other, "mul").__mul__(other), "mul", other)
 
 
-def div(input, other):
-    return _no_operand(_operand(input, other, "div").__truediv__(other), "div", other)
+def div(input, other, *args, rounding_mode=_NO):
+    if args:
+        kwargs = {} if rounding_mode is _NO else {"rounding_mode": rounding_mode}
+        raise _call_error("div", False, (input, other) + args, kwargs)
+    if rounding_mode is _NO:
+        return _no_operand(_operand(input, other, "div").__truediv__(other), "div", other)
+    if not isinstance(other, (Tensor, _Number)) or isinstance(other, complex) or not isinstance(
+            input, (Tensor, _Number)) or not isinstance(rounding_mode, (str, type(None))):
+        raise _call_error("div", False, (input, other), {"rounding_mode": rounding_mode})
+    return _operand(input, other, "div").div(other, rounding_mode=rounding_mode)
+
+
+divide = div
+
+
+def true_divide(input, other):
+    return div(input, other)
+
+
+def _division(name, fn, number_first=None):
+    """torch.floor_divide / remainder / fmod: number_first(other, input) takes a number input
+    (torch's remainder(Scalar self, Tensor other); floor_divide takes it as a 0-d tensor)."""
+    def function(input, other):
+        if isinstance(input, Tensor):
+            result = fn(input, other)
+        elif number_first and isinstance(other, Tensor) and isinstance(input, _Number) and not isinstance(
+                input, complex):
+            result = number_first(other, input)
+        elif name == "floor_divide" and isinstance(input, _Number) and isinstance(other, _Number) and not (
+                isinstance(input, complex) or isinstance(other, complex)):
+            from .creation import tensor
+            result = fn(tensor(input), other)
+        else:
+            result = NotImplemented
+        if result is NotImplemented:
+            raise _call_error(name, False, (input, other))
+        return result
+    function.__name__ = name
+    return function
+
+
+floor_divide = _division("floor_divide", _division_ops.floor_divide,
+                         lambda other, number: _division_ops.floor_divide(_operand(number, other, ""), other))
+remainder = _division("remainder", _division_ops.remainder, _division_ops.rmod)
+fmod = _division("fmod", _division_ops.fmod)
 
 
 def pow(input, exponent):
@@ -149,6 +193,8 @@ argmax, argmin = _tm.dim_keepdim("argmax", False), _tm.dim_keepdim("argmin", Fal
 any, all = _tm.dim_keepdim("any", False), _tm.dim_keepdim("all", False)
 var, std = _tm.var_std("var", False), _tm.var_std("std", False)
 softmax, log_softmax = _tm.softmax_like("softmax", False), _tm.softmax_like("log_softmax", False)
+cumsum, cumprod = _tm._cum.entry("cumsum", False), _tm._cum.entry("cumprod", False)
+cummax, cummin = _tm._cum.entry("cummax", False), _tm._cum.entry("cummin", False)
 
 
 def norm(input, p="fro", dim=None, keepdim=False, dtype=None):
@@ -301,3 +347,7 @@ def promote_types(type1, type2):
 # ops composed from the primitives (ops/composed.py): isnan, logsumexp, gather, lerp, var_mean, ...
 from .ops.composed import FUNCTIONS as _COMPOSED  # noqa: E402
 globals().update(_COMPOSED)
+
+# sorting (ops/sort.py): sort, argsort, msort, topk, kthvalue
+from .ops.sort import FUNCTIONS as _SORTING  # noqa: E402
+globals().update(_SORTING)

@@ -3,7 +3,9 @@
 Each is a thin call into minigrad/ops, where the op is written once for every backend.
 """
 from .autograd.function import apply_unary
+from .ops import cumulative as _cum
 from .ops import elementwise as ew, reduce as red, linalg, shape as sh, index as ix, join, nn_ops
+from .ops import division
 from .ops.elementwise import rbinary, compare
 from .ops.inplace import inplace, inplace_arith
 from . import _arg_errors
@@ -40,7 +42,7 @@ Tensor.__or__ = lambda self, other: _logical(self, other, "maximum")
 Tensor.add = lambda self, other, alpha=1: ew.binary_alpha(ew.Add, self, other, alpha, "add")
 Tensor.sub = lambda self, other, alpha=1: ew.binary_alpha(ew.Sub, self, other, alpha, "sub")
 Tensor.mul = ew.binary_method(ew.Mul, name="mul")  # the operators' NotImplemented is their TypeError
-Tensor.div = ew.binary_method(ew.Div, True, name="div")
+_true_div = ew.binary_method(ew.Div, True, name="div")  # Tensor.div without rounding_mode (below)
 Tensor.pow = ew.binary_method(ew.Pow, tensor_cls=ew.PowTensor, name="pow")
 Tensor.matmul = lambda self, other: linalg.matmul(self, other)
 Tensor.mm = lambda self, other: linalg.mm(self, other)
@@ -350,6 +352,9 @@ Tensor.var = var_std("var", True)
 Tensor.std = var_std("std", True)
 Tensor.softmax = softmax_like("softmax", True)
 Tensor.log_softmax = softmax_like("log_softmax", True)
+Tensor.cumsum, Tensor.cumsum_ = _cum.entry("cumsum", True), _cum.entry("cumsum", True, True)
+Tensor.cumprod, Tensor.cumprod_ = _cum.entry("cumprod", True), _cum.entry("cumprod", True, True)
+Tensor.cummax, Tensor.cummin = _cum.entry("cummax", True), _cum.entry("cummin", True)
 
 
 def _norm(self, p="fro", dim=None, keepdim=False, dtype=None):
@@ -653,7 +658,7 @@ def _sub_(self, other, alpha=1):
 Tensor.add_ = _add_
 Tensor.sub_ = _sub_
 Tensor.mul_ = lambda self, other: inplace_arith(self, "mul", ew.Mul, other)
-Tensor.div_ = lambda self, other: inplace_arith(self, "div", ew.Div, other, True)
+_true_div_ = lambda self, other: inplace_arith(self, "div", ew.Div, other, True)  # noqa: E731
 Tensor.clamp_ = lambda self, min=None, max=None: inplace(self, lambda t: ew.clamp(t, min, max))
 Tensor.masked_fill = lambda self, mask, value: ew.masked_fill(self, mask, value)
 Tensor.masked_fill_ = lambda self, mask, value: inplace(self, lambda t: ew.masked_fill(t, mask, value),
@@ -662,7 +667,7 @@ Tensor.clip_ = Tensor.clamp_
 Tensor.__iadd__ = _add_
 Tensor.__isub__ = _sub_
 Tensor.__imul__ = Tensor.mul_
-Tensor.__itruediv__ = Tensor.div_
+Tensor.__itruediv__ = _true_div_
 
 
 def _zero_(self):
@@ -735,6 +740,74 @@ def _new_tensor(self, data, dtype=None, device=None, requires_grad=False):
 Tensor.new_tensor = _new_tensor
 
 
+# ---- division with rounding (ops/division.py): //, %, fmod, div's rounding_mode --------------
+def _division_method(name, fn):
+    """Tensor.floor_divide / remainder / fmod: torch's TypeError for an other of no operand type."""
+    def method(self, other):
+        result = fn(self, other)
+        if result is NotImplemented:
+            raise _call_error(name, True, (other,))
+        return result
+    method.__name__ = name
+    return method
+
+
+def _check_rounding_mode(name, method, args, rounding_mode):
+    if rounding_mode is not None and not isinstance(rounding_mode, str):
+        raise _call_error(name, method, args, {"rounding_mode": rounding_mode})
+    if rounding_mode not in division.ROUNDING_MODES:
+        raise division.rounding_mode_error(rounding_mode)
+
+
+def _div(self, other, *args, rounding_mode=_arg_errors.NOT_GIVEN):
+    if args:
+        raise _call_error("div", True, (other,) + args, _given(("rounding_mode",), (rounding_mode,),
+                                                                (_arg_errors.NOT_GIVEN,)))
+    if rounding_mode is _arg_errors.NOT_GIVEN:
+        return _true_div(self, other)
+    _check_rounding_mode("div", True, (other,), rounding_mode)
+    result = division.div_mode(self, other, rounding_mode)
+    if result is NotImplemented:
+        raise _call_error("div", True, (other,), {"rounding_mode": rounding_mode})
+    return result
+
+
+def _div_(self, other, *, rounding_mode=_arg_errors.NOT_GIVEN):
+    if rounding_mode is _arg_errors.NOT_GIVEN:
+        return _true_div_(self, other)
+    _check_rounding_mode("div_", True, (other,), rounding_mode)
+    return _division_inplace(self, "div", lambda t: division.div_mode(t, other, rounding_mode), other)
+
+
+def _division_inplace(self, name, compute, other):
+    from .ops.inplace import _check
+    return inplace(self, lambda t: _check(compute(t), name, other), other)
+
+
+Tensor.floor_divide = _division_method("floor_divide", division.floor_divide)
+Tensor.remainder = _division_method("remainder", division.remainder)
+Tensor.fmod = _division_method("fmod", division.fmod)
+Tensor.div = Tensor.divide = _div
+Tensor.true_divide = _true_div
+Tensor.__floordiv__ = division.floor_divide
+Tensor.__rfloordiv__ = division.rfloordiv
+Tensor.__mod__ = division.remainder
+Tensor.__rmod__ = division.rmod
+Tensor.div_ = Tensor.divide_ = _div_
+Tensor.true_divide_ = _true_div_
+Tensor.floor_divide_ = lambda self, other: _division_inplace(
+    self, "floor_divide", lambda t: division.floor_divide(t, other, True), other)
+Tensor.remainder_ = lambda self, other: _division_inplace(
+    self, "remainder", lambda t: division.remainder(t, other), other)
+Tensor.fmod_ = lambda self, other: _division_inplace(self, "fmod", lambda t: division.fmod(t, other), other)
+Tensor.__ifloordiv__ = Tensor.floor_divide_
+Tensor.__imod__ = Tensor.remainder_
+
+
 # ---- ops composed from the primitives (ops/composed.py): isnan, gather, tril, exp_, uniform_, ...
 from .ops import composed as _composed  # noqa: E402
 _composed.install(Tensor)
+
+# ---- sorting (ops/sort.py): sort, argsort, msort, topk, kthvalue
+from .ops import sort as _sort_ops  # noqa: E402
+_sort_ops.install(Tensor)

@@ -881,6 +881,47 @@ def _sign(x):
     return (0 < x).astype(x.dtype) - (x < 0).astype(x.dtype)
 
 
+def _int_division(fn, minus_one):
+    """elementwise.cu's integer division ops: 0 for a zero divisor, minus_one(a) for -1 (where C
+    would overflow), fn elsewhere (NumPy's floor_divide and remainder are the kernels' floor
+    forms; trunc and fmod are C's)."""
+    def op(a, b):
+        a, b = np.broadcast_arrays(np.asarray(a), np.asarray(b))
+        dt = np.result_type(a, b)
+        safe = np.where((b == 0) | (b == -1), np.ones((), dt), b).astype(dt)
+        with np.errstate(all="ignore"):
+            r = fn(a.astype(dt), safe)
+            r = np.where(b == -1, minus_one(a.astype(dt)), r)
+        return np.where(b == 0, np.zeros((), dt), r).astype(dt)
+    return op
+
+
+def _division(float_fn, int_fn, minus_one):
+    int_op = _int_division(int_fn, minus_one)
+
+    def op(a, b):
+        if np.result_type(np.asarray(a), np.asarray(b)).kind in "iu":
+            return int_op(a, b)
+        with np.errstate(all="ignore"):
+            return float_fn(np.asarray(a), np.asarray(b))
+    return op
+
+
+def _remainder_float(a, b):
+    mod = np.fmod(a, b)   # torch's remainder: fmod, plus b where the signs differ
+    return np.where((mod != 0) & ((b < 0) != (mod < 0)), mod + b, mod).astype(mod.dtype)
+
+
+def _trunc_int(a, b):
+    return np.floor_divide(a - np.fmod(a, b), b)
+
+
+_wrap_neg = lambda a: (np.zeros((), a.dtype) - a).astype(a.dtype)  # noqa: E731
+_zero = lambda a: np.zeros_like(a)  # noqa: E731
+DIVISION = {"floor_divide": _division(np.floor_divide, np.floor_divide, _wrap_neg),
+            "trunc_divide": _division(lambda a, b: np.trunc(a / b), _trunc_int, _wrap_neg),
+            "remainder": _division(_remainder_float, np.remainder, _zero),
+            "fmod": _division(np.fmod, np.fmod, _zero)}
 _erf = np.frompyfunc(math.erf, 1, 1)
 UNARY = {"neg": np.negative, "abs": np.abs, "exp": np.exp, "log": np.log, "sqrt": np.sqrt,
          "log1p": np.log1p, "expm1": np.expm1, "erf": lambda x: np.asarray(_erf(x), x.dtype),
@@ -895,7 +936,7 @@ BINARY = {"add": np.add, "sub": np.subtract, "mul": np.multiply, "div": np.divid
           "gt": np.greater, "ge": np.greater_equal, "and": np.logical_and, "or": np.logical_or,
           "relu_backward": lambda g, y: np.where(y <= 0, np.zeros((), g.dtype), g),
           "sigmoid_backward": lambda g, y: g * (1 - y) * y,
-          "tanh_backward": lambda g, y: g * ((1 - y) * (1 + y))}
+          "tanh_backward": lambda g, y: g * ((1 - y) * (1 + y)), **DIVISION}
 
 KERNELS = {}   # name -> (file, [param kinds], implementation)
 
@@ -1182,6 +1223,7 @@ def _register_elementwise():
     _kernel(f, "not_b8", ["P:b8", "P:b8", "i64"], c)
     binary = {t: ("add", "sub", "mul", "div", "pow", "maximum", "minimum") for t in floats}
     binary.update({t: ("add", "sub", "mul", "maximum", "minimum", "pow") for t in ints})
+    binary = {t: ops + tuple(DIVISION) for t, ops in binary.items()}
     forms = [(t, op, t) for t, ops in binary.items() for op in ops]
     forms += [(t, op, "b8") for t in floats + ints for op in ("eq", "ne", "lt", "le", "gt", "ge")]
     forms += [("b8", op, "b8") for op in ("eq", "ne")]
@@ -1582,6 +1624,184 @@ def _register_gemm():
 _register_elementwise()
 _register_rows()
 _register_gemm()
+
+
+# ---- scans (scan.cu) ----
+
+def _scan_model(kind, v, axis, reverse, out, oi):
+    """The sequential inclusive scan of v along axis (float32 in float64, rounded once), which the
+    kernels' results must match; a cumsum's error scale at each output is the sum of the
+    magnitudes of its terms, as the kernel's order of additions differs from this one's."""
+    ufunc = np.add if kind == "cumsum" else np.multiply
+    work = np.float64 if v.dtype == np.float32 else v.dtype
+    w = np.flip(v, axis) if reverse else v
+    r = ufunc.accumulate(w, axis, work)
+    if kind == "cumsum" and v.dtype.kind == "f":
+        scale = np.add.accumulate(np.abs(w.astype(np.float64)), axis)
+        _error_scale(out, oi, np.flip(scale, axis) if reverse else scale)
+    return (np.flip(r, axis) if reverse else r).astype(v.dtype)
+
+
+def _scan_rows_kernel(kind, t):
+    name = f"{kind}_rows_{t}"
+
+    def run(L, x, out, rows, cols, reverse):
+        _row_config(name, L)
+        rows, cols = _rows_cols(name, rows, cols)
+        i = np.arange(rows * cols)
+        _no_overlap(name, [(out, i)], [(x, i)])
+        out.write(i, _scan_model(kind, x.read(i).reshape(rows, cols), 1, reverse, out, i).reshape(-1))
+    return run
+
+
+def _scan_cols_kernel(kind, t):
+    name = f"{kind}_cols_{t}"
+
+    def run(L, x, out, outer, n, inner, reverse):
+        grid, block, smem = L
+        if block[1] != 1 or block[2] != 1 or block[0] % 32:
+            fault(f"{name}: block {block} breaks the convention ((B, 1, 1), B a multiple of 32)")
+        _flat_grid_static_smem(name, "scan column", grid, smem)
+        outer, n, inner = int(outer), int(n), int(inner)
+        if outer <= 0 or inner <= 0 or n < 0:
+            fault(f"{name}: launched with outer = {outer}, n = {n}, inner = {inner}")
+        i = np.arange(outer * n * inner)
+        _no_overlap(name, [(out, i)], [(x, i)])
+        v = x.read(i).reshape(outer, n, inner)
+        out.write(i, _scan_model(kind, v, 1, reverse, out, i.reshape(outer, n, inner)).reshape(-1))
+    return run
+
+
+def _extreme_model(kind, v, axis):
+    """cummax / cummin as torch's CPU kernel (the NumPy backend's, which tests hold to torch's)."""
+    from minigrad.backends import numpy_backend
+    return getattr(numpy_backend, kind)(v, axis)
+
+
+def _arg_scan_kernel(kind, t, layout):
+    name = f"{kind}_{layout}_{t}"
+
+    def run(L, x, values, indices, *sizes):
+        if layout == "rows":
+            _row_config(name, L)
+            rows, cols = _rows_cols(name, *sizes)
+            shape = (rows, cols)
+        else:
+            grid, block, smem = L
+            if block[1] != 1 or block[2] != 1 or block[0] % 32:
+                fault(f"{name}: block {block} breaks the convention ((B, 1, 1), B a multiple of 32)")
+            _flat_grid_static_smem(name, "scan column", grid, smem)
+            shape = tuple(int(s) for s in sizes)
+            if shape[0] <= 0 or shape[2] <= 0 or shape[1] < 0:
+                fault(f"{name}: launched with (outer, n, inner) = {shape}")
+        i = np.arange(int(np.prod(shape)))
+        _no_overlap(name, [(values, i), (indices, i)], [(x, i)])
+        v, k = _extreme_model(kind, x.read(i).reshape(shape), 1)
+        values.write(i, v.reshape(-1))
+        indices.write(i, k.reshape(-1))
+    return run
+
+
+def _register_scan():
+    for t in ("f32", "f64", "i64"):
+        for kind in ("cumsum", "cumprod"):
+            _kernel("scan.cu", f"{kind}_rows_{t}", [f"P:{t}", f"P:{t}", "i64", "i64", "i32"],
+                    _scan_rows_kernel(kind, t))
+            _kernel("scan.cu", f"{kind}_cols_{t}", [f"P:{t}", f"P:{t}", "i64", "i64", "i64", "i32"],
+                    _scan_cols_kernel(kind, t))
+    for t in ("f32", "f64", "i64", "i32"):
+        for kind in ("cummax", "cummin"):
+            _kernel("scan.cu", f"{kind}_rows_{t}", [f"P:{t}", f"P:{t}", "P:i64", "i64", "i64"],
+                    _arg_scan_kernel(kind, t, "rows"))
+            _kernel("scan.cu", f"{kind}_cols_{t}", [f"P:{t}", f"P:{t}", "P:i64", "i64", "i64", "i64"],
+                    _arg_scan_kernel(kind, t, "cols"))
+
+
+_register_scan()
+
+
+# ---- sorting (sort.cu) ----
+
+SORT_TILE = {"f32": 4096, "i32": 4096, "b8": 4096, "f64": 2048, "i64": 2048}  # SortTile<T> in sort.cu
+
+
+def _sort_perm(keys, ids, desc):
+    """The order of each row of keys (2-D) by (key, id): NaN after every number (first when
+    desc), equal keys (0.0 and -0.0 too) by id ascending; a (rows, cols) array of columns."""
+    rows, cols = keys.shape
+    nan = np.isnan(keys) if keys.dtype.kind == "f" else np.zeros(keys.shape, bool)
+    rank = np.unique(np.where(nan, 0, keys), return_inverse=True)[1].reshape(keys.shape)
+    row = np.repeat(np.arange(rows), cols)
+    if desc:
+        order = np.lexsort((ids.ravel(), -rank.ravel(), ~nan.ravel(), row))
+    else:
+        order = np.lexsort((ids.ravel(), rank.ravel(), nan.ravel(), row))
+    return order.reshape(rows, cols) - (np.arange(rows) * cols)[:, None]
+
+
+def _sort_launch(name, L, rows, cols):
+    grid, block, smem = L
+    if block[1] != 1 or block[2] != 1 or block[0] % 32 or block[0] & (block[0] - 1):
+        fault(f"{name}: block {block} breaks the convention ((B, 1, 1), B a power of two >= 32)")
+    _flat_grid_static_smem(name, "sort", grid, smem)
+    rows, cols = int(rows), int(cols)
+    if rows <= 0 or cols <= 0:
+        fault(f"{name}: launched with rows = {rows}, cols = {cols} (do not launch when empty)")
+    return rows, cols
+
+
+def _sort_tiles_kernel(direction, t):
+    name, tile = f"sort_{direction}_tiles_{t}", SORT_TILE[t]
+
+    def run(L, x, vals, idx, rows, cols):
+        rows, cols = _sort_launch(name, L, rows, cols)
+        i = np.arange(rows * cols)
+        _no_overlap(name, [(vals, i), (idx, i)], [(x, i)])
+        v = x.read(i).reshape(rows, cols)
+        out_v, out_i = np.empty_like(v), np.empty((rows, cols), np.int64)
+        for start in range(0, cols, tile):  # each tile sorted alone
+            end = min(start + tile, cols)
+            pos = np.broadcast_to(np.arange(start, end), (rows, end - start))
+            perm = _sort_perm(v[:, start:end], pos, direction == "desc")
+            out_v[:, start:end] = np.take_along_axis(v[:, start:end], perm, 1)
+            out_i[:, start:end] = perm + start
+        vals.write(i, out_v.reshape(-1))
+        idx.write(i, out_i.reshape(-1))
+    return run
+
+
+def _sort_merge_kernel(direction, t):
+    name = f"sort_{direction}_merge_{t}"
+
+    def run(L, kin, iin, kout, iout, rows, cols, width):
+        rows, cols = _sort_launch(name, L, rows, cols)
+        width = int(width)
+        if width <= 0 or width >= cols:
+            fault(f"{name}: width {width} for cols = {cols} (a pass merges runs of width < cols)")
+        i = np.arange(rows * cols)
+        _no_overlap(name, [(kout, i), (iout, i)], [(kin, i), (iin, i)])
+        v, ids = kin.read(i).reshape(rows, cols), iin.read(i).reshape(rows, cols)
+        out_v, out_i = np.empty_like(v), np.empty_like(ids)
+        for start in range(0, cols, 2 * width):  # each pair of runs merged: their (key, id) order
+            end = min(start + 2 * width, cols)
+            perm = _sort_perm(v[:, start:end], ids[:, start:end], direction == "desc")
+            out_v[:, start:end] = np.take_along_axis(v[:, start:end], perm, 1)
+            out_i[:, start:end] = np.take_along_axis(ids[:, start:end], perm, 1)
+        kout.write(i, out_v.reshape(-1))
+        iout.write(i, out_i.reshape(-1))
+    return run
+
+
+def _register_sort():
+    for t in SORT_TILE:
+        for direction in ("asc", "desc"):
+            _kernel("sort.cu", f"sort_{direction}_tiles_{t}", [f"P:{t}", f"P:{t}", "P:i64", "i64", "i64"],
+                    _sort_tiles_kernel(direction, t))
+            _kernel("sort.cu", f"sort_{direction}_merge_{t}",
+                    [f"P:{t}", "P:i64", f"P:{t}", "P:i64", "i64", "i64", "i64"], _sort_merge_kernel(direction, t))
+
+
+_register_sort()
 
 
 # ---- RawModule ----

@@ -122,6 +122,15 @@ rows("div", lambda t, x, y: x / y, np.divide,
      [(3, 4), Arg((), "nonzero")], dtypes=FLOAT_INT)
 rows("pow", lambda t, x, y: x ** y, np.power,
      [Arg((3, 4), "pos"), (3, 4)], [Arg((3, 4), "pos"), (4,)], [Arg((), "pos"), (3,)])
+# division with rounding: forward only here (the remainders' gradients jump where the quotient
+# does, which finite differences cannot follow; tests/test_floor_divide.py checks them away from it)
+for _name, _fn, _ref in (("floor_divide", lambda t, x, y: x // y, np.floor_divide),
+                         ("remainder", lambda t, x, y: x % y, lambda x, y: x - y * np.floor_divide(x, y)),
+                         ("fmod", lambda t, x, y: t.fmod(x, y), np.fmod),
+                         ("div_trunc", lambda t, x, y: t.div(x, y, rounding_mode="trunc"),
+                          lambda x, y: np.trunc(x / y) if x.dtype.kind == "f" else np.fix(x / y).astype(x.dtype))):
+    rows(_name, _fn, _ref, [(3, 4), Arg((4,), "nonzero")], [(3, 1), Arg((1, 4), "nonzero")],
+         [(), Arg((3,), "nonzero")], [(3, 4), Arg((), "nonzero")], grad=False, dtypes=FLOAT_INT)
 
 # tensor with a Python scalar, both ways
 rows("add_scalar", lambda t, x: x + 2.5, lambda x: x + 2.5, [(3, 4)], [()])
@@ -277,6 +286,22 @@ rows("prod", lambda t, x: x.prod(), lambda x: np.prod(x, dtype=None if x.dtype.k
      [(3, 4)], [()], dtypes=FLOAT_INT_BOOL)
 rows("prod_dim", lambda t, x: x.prod(1), lambda x: x.prod(1), [(2, 3, 4)])
 rows("prod_fn_keepdim", lambda t, x: t.prod(x, -1, keepdim=True), lambda x: x.prod(-1, keepdims=True), [(3, 4)])
+rows("sort", lambda t, x: x.sort(1).values, lambda x: np.sort(x, 1), [(2, 3, 4)], dtypes=FLOAT_INT)
+rows("sort_desc_fn", lambda t, x: t.sort(x, descending=True).values,
+     lambda x: -np.sort(-x.reshape(x.shape or (1,)), -1).reshape(x.shape), [(3, 5)], [()])
+rows("msort", lambda t, x: t.msort(x), lambda x: np.sort(x, 0), [(4, 3)])
+rows("topk", lambda t, x: x.topk(2).values, lambda x: -np.sort(-x, -1)[..., :2], [(3, 5)], dtypes=FLOAT_INT)
+rows("topk_smallest_dim0", lambda t, x: t.topk(x, 3, 0, largest=False).values, lambda x: np.sort(x, 0)[:3], [(4, 3)])
+rows("kthvalue", lambda t, x: x.kthvalue(2, 0).values, lambda x: np.sort(x, 0)[1], [(4, 3)], dtypes=FLOAT_INT)
+rows("kthvalue_keepdim", lambda t, x: x.kthvalue(3, -1, True).values, lambda x: np.sort(x, -1)[..., 2:3], [(2, 3, 4)])
+rows("cumsum", lambda t, x: x.cumsum(1), lambda x: np.cumsum(x, 1, dtype=None if x.dtype.kind == "f" else np.int64),
+     [(2, 3, 4)], dtypes=FLOAT_INT_BOOL)
+rows("cumsum_fn_last", lambda t, x: t.cumsum(x, -1), lambda x: np.cumsum(x, -1).reshape(x.shape), [(3, 5)], [()])
+rows("cumprod", lambda t, x: x.cumprod(0), lambda x: np.cumprod(x, 0, dtype=None if x.dtype.kind == "f" else np.int64),
+     [(3, 4)], dtypes=FLOAT_INT_BOOL, domain="nonzero")
+rows("cumprod_fn_last", lambda t, x: t.cumprod(x, dim=-1), lambda x: np.cumprod(x, -1).reshape(x.shape),
+     [(2, 3, 4)], [()],
+     domain="nonzero")
 rows("sum_0d_dim", lambda t, x: x.sum(0), lambda x: x, [()])
 rows("mean", lambda t, x: x.mean(), np.mean, [(3, 4)], [()])
 rows("mean_dim", lambda t, x: x.mean(1), lambda x: x.mean(1), [(2, 3, 4)])
@@ -296,6 +321,20 @@ rows("max_dim_values", lambda t, x: x.max(dim=0).values, lambda x: x.max(0), [(3
 rows("max_dim_indices", lambda t, x: x.max(dim=0).indices, lambda x: x.argmax(0), [(3, 4)],
      grad=False, **_D)
 rows("max_dim_fn", lambda t, x: t.max(x, 0), lambda x: (x.max(0), x.argmax(0)), [(3, 4)], **_D)
+
+
+def _running(acc, x, axis):
+    """(values, indices) of cummax/cummin (acc: np.maximum/np.minimum) of distinct elements."""
+    x = x.reshape(x.shape or (1,))
+    values = acc.accumulate(x, axis)
+    pos = np.arange(x.shape[axis]).reshape([-1 if d == axis % x.ndim else 1 for d in range(x.ndim)])
+    return values, np.maximum.accumulate(np.where(x == values, pos, 0), axis)
+
+
+rows("cummax", lambda t, x: x.cummax(1), lambda x: _running(np.maximum, x, 1), [(3, 4)], [(2, 3, 4)],
+     dtypes=FLOAT_INT, **_D)
+rows("cummin_fn", lambda t, x: t.cummin(x, 0), lambda x: _running(np.minimum, x, 0), [(4, 3)], dtypes=FLOAT_INT, **_D)
+rows("cummax_0d", lambda t, x: x.cummax(-1), lambda x: (x, np.zeros((), np.int64)), [()], **_D)
 rows("min_dim", lambda t, x: x.min(0), lambda x: (x.min(0), x.argmin(0)), [(3, 4)],
      dtypes=FLOAT_INT, **_D)
 rows("min_dim_keepdim", lambda t, x: x.min(-2, keepdim=True),

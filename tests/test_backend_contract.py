@@ -306,6 +306,167 @@ def prod_rows():
             out(arr([2 ** 40, 2 ** 40, 3], I64), None, False, expect=np.int64(0), label="wraps-as-torch")]
 
 
+def scan_rows(kind):
+    """cumsum / cumprod (a, axis, reverse): the row kernel (last axis, rows shorter and longer
+    than a block), the column kernel (a middle axis, in place) and the transposed path, 0-d,
+    empty, integer wrapping, NaN, a non-contiguous input."""
+    fn = np.cumsum if kind == "cumsum" else np.cumprod
+
+    def ref(a, axis, reverse=False):
+        work = np.int64 if a.dtype.kind in "biu" else a.dtype
+        if a.ndim == 0:
+            return a.astype(work)
+        return np.flip(fn(np.flip(a, axis), axis, dtype=work), axis) if reverse else fn(a, axis, dtype=work)
+
+    def x(*shape, dtype=F32, w=0.5):  # products near 1 neither overflow nor underflow
+        return u(*shape, dtype=dtype) if kind == "cumsum" else u(*shape, dtype=dtype, lo=1 - w, hi=1 + w)
+
+    def pos(*shape, dtype=F64):  # long scans: no cancellation, so rtol bounds the error of any order
+        return u(*shape, dtype=dtype, lo=0.0, hi=1.0) if kind == "cumsum" else x(*shape, dtype=dtype, w=1e-4)
+    wrap = (arr([2 ** 62, 2 ** 62, 4], I64), [2 ** 62, -2 ** 63, -2 ** 63 + 4]) if kind == "cumsum" else \
+        (arr([2 ** 40, 2 ** 40, 3], I64), [2 ** 40, 0, 0])
+    return [out(x(2, 3, 4), 2, ref=ref),
+            out(x(2, 3, 4, dtype=F64), -1, True, ref=ref, label="last-reverse"),
+            out(x(3, 4), 0, ref=ref),
+            out(x(2, 10, 40), 1, ref=ref, label="column-kernel"),
+            out(x(2, 10, 40, dtype=F64), 1, True, ref=ref, label="column-kernel-reverse"),
+            out(pos(2, 70, 2050, dtype=F32), 1, ref=ref, label="many-columns"),
+            out(x(3, 100, 5), 1, ref=ref, label="few-long-columns"),
+            out(x(3, 100, 5), 1, True, ref=ref, label="few-long-columns-reverse"),
+            out(pos(3, 5000), 1, ref=ref, label="long-rows"),
+            out(pos(2, 5000, dtype=F32), -1, True, ref=ref, label="long-rows-reverse"),
+            out(pos(1, 3000), 1, ref=ref, label="one-long-row"),
+            out(x(37, 33), 1, ref=ref, label="rows-not-a-power-of-two"),
+            out(ints(3, 4, lo=-3, hi=4), 1, ref=ref),
+            out(ints(3, 4, lo=-3, hi=4, dtype=I32), 0, ref=ref, dtype=I64),
+            out(mask(3, 4), 1, ref=ref, dtype=I64),
+            out(u(), 0, ref=ref, label="0-d"),
+            out(u(0, 3), 0, ref=ref, label="empty"),
+            out(u(3, 0), 1, ref=ref, label="empty-rows"),
+            out(Transposed(x(4, 3)), 1, ref=ref, label="transposed"),
+            out(arr([1.0, np.nan, 2.0, 0.0], F64), 0, ref=ref, label="nan"),
+            out(wrap[0], 0, expect=arr(wrap[1], I64), label="wraps-as-torch")]
+
+
+def _remainder_ref(a, b):
+    mod = np.fmod(a, b)
+    return np.where((mod != 0) & ((np.asarray(b) < 0) != (mod < 0)), mod + b, mod)
+
+
+def _trunc_divide_ref(a, b):
+    if np.result_type(a, b).kind == "f":
+        return np.trunc(np.true_divide(a, b))
+    return np.floor_divide(a - np.fmod(a, b), b)
+
+
+INF, NAN = np.inf, np.nan
+DIVISION_SPECIAL_A = [1.0, -1.0, 0.0, NAN, INF, -INF, 5.0, -5.0, -4.0, 4.0]
+DIVISION_SPECIAL_B = [0.0, 0.0, 0.0, 2.0, 2.0, 2.0, INF, INF, 2.0, -2.0]
+INT_A, INT_B = [7, -7, 7, -7, -2 ** 63, -2 ** 63, 5], [2, 2, -2, -2, -1, 1, 7]
+# torch's values on the cases above (INT64_MIN / -1 wraps; torch's CPU trunc division crashes on it)
+DIVISION_EXPECT = {
+    "floor_divide": ([INF, -INF, NAN, NAN, NAN, NAN, 0.0, -1.0, -2.0, -2.0], [3, -4, -4, 3, -2 ** 63, -2 ** 63, 0]),
+    "trunc_divide": ([INF, -INF, NAN, NAN, INF, -INF, 0.0, -0.0, -2.0, -2.0], [3, -3, -3, 3, -2 ** 63, -2 ** 63, 0]),
+    "remainder": ([NAN, NAN, NAN, NAN, NAN, NAN, 5.0, INF, -0.0, 0.0], [1, 1, -1, -1, 0, 0, 5]),
+    "fmod": ([NAN, NAN, NAN, NAN, NAN, NAN, 5.0, -5.0, -0.0, 0.0], [1, -1, 1, -1, 0, 0, 5]),
+}
+DIVISION_REFS = {"floor_divide": np.floor_divide, "trunc_divide": _trunc_divide_ref, "remainder": _remainder_ref,
+                 "fmod": np.fmod}
+
+
+def _away(*shape, dtype=F32):
+    """Divisors of both signs kept from 0, where a float32 and a float64 quotient could round to
+    different integers."""
+    return np.where(rng.random(shape) < 0.5, -1, 1).astype(dtype) * u(*shape, dtype=dtype, lo=0.7, hi=3.1)
+
+
+def division_rows(name):
+    """floor_divide, trunc_divide, remainder, fmod: mixed signs, every form a kernel has, torch's
+    special values, and an integer zero divisor: torch's CPU error on NumPy, 0 on CUDA
+    (elementwise.cu's DIVISION_FN)."""
+    ref = DIVISION_REFS[name]
+    fexp, iexp = DIVISION_EXPECT[name]
+    quotient = "divide" in name
+    zero_case = np.array(ref(np.array([5, -5, 3]), np.array([2, 1, 1])) * np.array([1, 0, 1]), I64)
+    return [out(u(2, 3, lo=-9, hi=9), _away(2, 3), ref=ref),
+            out(u(3, 1, dtype=F64, lo=-9, hi=9), _away(1, 4, dtype=F64), ref=ref),
+            out(Transposed(u(3, 4, lo=-9, hi=9)), _away(4), ref=ref),
+            out(u(lo=-9, hi=9), _away(), ref=ref),  # 0-d with 0-d stays an array
+            out(u(2, 3, lo=-9, hi=9), -1.5, ref=ref),
+            out(u(5, dtype=F64, lo=-9, hi=9), 2, ref=ref),
+            out(7.5, _away(2, 3), ref=ref),  # the scalar first
+            out(-3, _away(4, dtype=F64), ref=ref),
+            out(u(0, 3), _away(3), ref=ref),
+            out(u(1000, lo=-50, hi=50), _away(1000), ref=ref, label="long"),
+            out(ints(3, 4, lo=-20, hi=21), np.where(ints(3, 4, lo=1, hi=6) % 2 == 0, -3, 4), ref=ref),
+            out(ints(2, 3, lo=-20, hi=21, dtype=I32), ints(3, lo=1, hi=7, dtype=I32), ref=ref),
+            out(ints(5, lo=-20, hi=21), -3, ref=ref),
+            out(17, ints(2, 3, lo=1, hi=7, dtype=I32), ref=ref),
+            out(Transposed(ints(3, 5, lo=-20, hi=21)), ints(5, lo=-6, hi=-1), ref=ref),
+            out(arr(DIVISION_SPECIAL_A, F32), arr(DIVISION_SPECIAL_B, F32), expect=fexp, dtype=F32, label="special"),
+            out(arr(DIVISION_SPECIAL_A, F64), arr(DIVISION_SPECIAL_B, F64), expect=fexp, dtype=F64,
+                label="special"),
+            out(arr(INT_A, I64), arr(INT_B, I64), expect=np.array(iexp, I64), dtype=I64, label="int-signs"),
+            out(arr([-2 ** 31, 9], I32), -1, expect=np.array([-2 ** 31 if quotient else 0, -9 if quotient else 0], I32),
+                dtype=I32, label="int32-min"),
+            by_backend(raises(RuntimeError, ints(3, lo=1), arr([2, 0, 1], I64), match="ZeroDivisionError",
+                              label="int-zero-divisor"),
+                       out(arr([5, -5, 3], I64), arr([2, 0, 1], I64), expect=zero_case, dtype=I64,
+                           label="int-zero-divisor")),
+            by_backend(raises(RuntimeError, ints(3), 0, match="ZeroDivisionError", label="int-zero-scalar"),
+                       out(ints(3, dtype=I32), 0, expect=np.zeros(3, I32), dtype=I32, label="int-zero-scalar")),
+            out(ints(0), 0, expect=np.zeros(0, I64), dtype=I64, label="empty-zero-divisor"),
+            raises(ValueError, u(2, 3), u(4))]
+
+
+def cum_extreme_rows(kind):
+    """cummax / cummin (a, axis) -> (values, int64 indices), against torch's rule written out
+    sequentially: an element at least as large (as small) as the running extreme, or a NaN,
+    takes over unless the running extreme is a NaN already."""
+    takes_over = (lambda x, m: x >= m) if kind == "cummax" else (lambda x, m: x <= m)
+
+    def ref(a, axis):
+        if a.ndim == 0:
+            return a.copy(), np.zeros((), I64)
+        moved = np.moveaxis(a, axis, -1)
+        x = moved.reshape(int(np.prod(moved.shape[:-1])), a.shape[axis])
+        values, indices = np.empty_like(x), np.zeros(x.shape, I64)
+        for r, row in enumerate(x):
+            m, k = None, 0
+            for j, v in enumerate(row):
+                if m is None or v != v or (m == m and takes_over(v, m)):
+                    m, k = v, j
+                values[r, j], indices[r, j] = m, k
+        shape = moved.shape
+        return (np.moveaxis(values.reshape(shape), -1, axis), np.moveaxis(indices.reshape(shape), -1, axis))
+
+    def case(x, axis, label=None):
+        @custom(label or describe((x, axis)))
+        def check(be, f):
+            values, indices = f(to_backend(be, x), axis)
+            want_v, want_i = ref(x.array if isinstance(x, Transposed) else x, axis)
+            check_array(be, values, want_v, want_v.dtype)
+            check_array(be, indices, want_i, I64)
+            if want_v.dtype.kind == "f":  # the sign of a zero too: the value is the element at the index
+                assert (np.signbit(be.to_numpy(values)) == np.signbit(want_v)).all()
+        return check
+    ties = arr([[1.0, 3.0, 3.0, 2.0, 0.0, -0.0, 3.0], [-1.0, -1.0, -2.0, -2.0, -0.0, 0.0, -3.0]], F32)
+    nans = arr([1.0, np.nan, 5.0, np.nan, -1.0], F64)
+    long_nans = ints(2, 3000, lo=-9, hi=9).astype(F64)
+    long_nans[0, 1500], long_nans[1, [40, 2047]] = np.nan, np.nan  # inside a chunk, at its end
+    return [case(ints(2, 3, 4, lo=-2, hi=3), 2), case(ints(2, 3, 4, lo=-2, hi=3, dtype=I32), 1),
+            case(u(3, 4), 0), case(ties, 1, "ties-and-signed-zeros"), case(nans, 0, "nan-wins-and-stays"),
+            case(mask(3, 4), 1), case(u(), 0, "0-d"), case(u(0, 3), 0, "empty"), case(u(3, 0), 1, "empty-rows"),
+            case(ints(2, 10, 40, lo=-3, hi=4), 1, "column-kernel"),
+            case(ints(2, 70, 2050, lo=-50, hi=50).astype(F64), 1, "many-columns"),
+            case(ints(3, 100, 5, lo=-9, hi=9, dtype=I32), 1, "few-long-columns"),
+            case(ints(3, 5000, lo=-1000, hi=1000).astype(F32), 1, "long-rows"),
+            case(ints(1, 3000, lo=-100, hi=100), 1, "one-long-row"),
+            case(long_nans, 1, "long-rows-with-nans"), case(long_nans.T.copy(), 0, "long-columns-with-nans"),
+            case(ints(37, 33, lo=-4, hi=4).astype(F64), 1, "rows-not-a-power-of-two"),
+            case(Transposed(ints(4, 3, lo=-2, hi=2)), 1, "transposed")]
+
+
 def mean_ref(a, axis, keep):
     with warnings.catch_warnings():  # the mean of nothing is nan, which is a case here
         warnings.simplefilter("ignore", RuntimeWarning)
@@ -985,6 +1146,51 @@ def copy_does_not_alias(be, f):
     check_array(be, a, [[1, 2], [3, 4]], F32)
 
 
+def sort_ref(x, axis, descending):
+    """Sorted values and indices along axis by Python's sorted: NaN after every number (first
+    when descending), ties by position in both directions."""
+    x = np.asarray(x)
+    if x.ndim == 0:
+        return x.copy(), np.zeros((), I64)
+    moved = np.moveaxis(x, axis, -1)
+    lanes = moved.reshape(-1, moved.shape[-1]) if moved.size else np.zeros((0, moved.shape[-1]), x.dtype)
+    sign = -1 if descending else 1
+    idx = np.array([sorted(range(len(lane)), key=lambda i, lane=lane: (
+        bool(lane[i] != lane[i]) != descending, 0 if lane[i] != lane[i] else sign * lane[i].item(), i))
+        for lane in lanes], I64).reshape(moved.shape)
+    idx = np.moveaxis(idx, -1, axis)
+    return np.take_along_axis(x, idx, axis), idx
+
+
+def sort_case(x, axis, descending, label=None):
+    @custom(label or describe((x, axis, descending)))
+    def check(be, f):
+        vals, idx = f(to_backend(be, x), axis, descending)
+        host = x.array if isinstance(x, Transposed) else x
+        want_vals, want_idx = sort_ref(host, axis, descending)
+        check_array(be, idx, want_idx, I64)
+        assert be.to_numpy(vals).dtype == host.dtype
+        np.testing.assert_array_equal(be.to_numpy(vals), want_vals)  # exact, NaN where NaN
+    return check
+
+
+def sort_rows():
+    ties = lambda *s, dtype=F32: np.array(rng.integers(-2, 3, s), dtype=dtype)  # noqa: E731  equal keys on purpose
+    special = arr([np.nan, 1.0, -np.inf, -0.0, np.nan, 0.0, np.inf, 1.0], F64)
+    return [sort_case(u(3, 5), -1, False), sort_case(u(3, 5, dtype=F64), 0, True),
+            sort_case(ties(4, 9), 1, False), sort_case(ties(4, 9), 1, True),
+            sort_case(ints(3, 7, lo=-2, hi=3), 1, True), sort_case(ints(2, 5, lo=-2, hi=3, dtype=I32), 0, False),
+            sort_case(mask(3, 6), 1, True), sort_case(mask(3, 6), 1, False),
+            sort_case(special, 0, False, label="nan-inf-zeros"),
+            sort_case(special, 0, True, label="nan-inf-zeros-desc"),
+            sort_case(ties(2, 5, 3), 1, True, label="middle-axis"),
+            sort_case(Transposed(ties(4, 5)), 1, False), sort_case(u(), 0, False),
+            sort_case(u(0, 3), 0, False), sort_case(u(3, 0), 1, True), sort_case(u(1), 0, True),
+            sort_case(ties(2, 5000), 1, False, label="long-rows-merge"),
+            sort_case(ties(1, 4500, dtype=F64), -1, True, label="long-rows-merge-desc"),
+            sort_case(ints(1, 9000, lo=-3, hi=4), 1, True, label="long-rows-merge-i64")]
+
+
 def split_case(x, sections, axis, pieces):
     @custom(describe((x, sections, axis)))
     def check(be, f):
@@ -1134,6 +1340,10 @@ TABLE = {
     "div": arith_rows(np.divide, with_ints=False, pos_second=True)
     + [out(arr([1.0, -1.0, 0.0], F32), 0.0, expect=[np.inf, -np.inf, np.nan], dtype=F32, label="by-zero"),
        out(u(2, 3), 7, ref=np.divide)],
+    "floor_divide": division_rows("floor_divide"),
+    "trunc_divide": division_rows("trunc_divide"),
+    "remainder": division_rows("remainder"),
+    "fmod": division_rows("fmod"),
     "pow": [out(u(2, 3, lo=0.1), 2, ref=np.power),
             out(u(4, dtype=F64, lo=0.1), 0.5, ref=np.power),
             out(u(3, 1, dtype=F64, lo=0.1), u(1, 4, dtype=F64), ref=np.power),
@@ -1225,6 +1435,10 @@ TABLE = {
     # reductions
     "sum": reduce_rows(lambda a, axis, keep, dtype=None: np.sum(a, axis=axis, keepdims=keep), with_dtype=True),
     "prod": prod_rows(),
+    "cumsum": scan_rows("cumsum"),
+    "cumprod": scan_rows("cumprod"),
+    "cummax": cum_extreme_rows("cummax"),
+    "cummin": cum_extreme_rows("cummin"),
     "mean": [out(*args, ref=mean_ref, label=label)
              for label, args in (
                  (None, (u(2, 3, 4), None, False)),
@@ -1252,6 +1466,7 @@ TABLE = {
     "amin": reduce_rows(lambda a, axis, keep: np.amin(a, axis=axis, keepdims=keep)),
     "argmax": arg_rows(np.argmax, [1.0, 3.0, 3.0, 0.0], 1),
     "argmin": arg_rows(np.argmin, [2.0, 0.0, 0.0, 5.0], 1),
+    "sort": sort_rows(),
     "relu_backward": backward_rows(lambda g, o: g * (o > 0)),
     "sigmoid_backward": backward_rows(lambda g, o: g * o * (1 - o)),
     "tanh_backward": backward_rows(lambda g, o: g * (1 - o * o)),

@@ -19,12 +19,23 @@ PRIMITIVES = (
     # lists of parameters in place
     "add", "iadd", "binary_inplace", "axpy", "foreach_axpy", "foreach_adam", "foreach_sgd", "foreach_rmsprop",
     "foreach_adagrad", "sub", "mul", "div", "pow", "maximum", "minimum",
+    # division rounded toward -inf or toward zero, and the remainders of each (of b's sign, of
+    # a's); integers wrap (INT_MIN // -1), and a zero integer divisor raises torch's CPU
+    # RuntimeError on NumPy and gives 0 on CUDA
+    "floor_divide", "trunc_divide", "remainder", "fmod",
     "eq", "ne", "lt", "le", "gt", "ge", "where", "clip",
     # fused backward formulas (g: the incoming gradient, out/y: the forward's output)
     "relu_backward", "sigmoid_backward", "tanh_backward",
     # reductions over axes (a tuple of ints, or None for all); vdot: sum(a * b) over all elements;
     # mean: of a float array, the sum divided by the count (nan where the count is 0)
     "sum", "prod", "mean", "vdot", "amax", "amin", "argmax", "argmin",
+    # sort(a, axis, descending): (values, int64 indices) along axis, stable (ties keep their
+    # order in both directions), NaN after every number (first when descending)
+    "sort",
+    # inclusive scans along one int axis (reverse: from the axis's end), torch's result dtypes:
+    # integers and bools accumulate in int64, float32 in float64 rounded once per output;
+    # cummax/cummin: (values in a's dtype, int64 indices), ties to the last index, NaN wins
+    "cumsum", "cumprod", "cummax", "cummin",
     # softmax family over one axis; cross-entropy over the last axis of (N, C) logits
     "softmax", "log_softmax", "softmax_backward", "log_softmax_backward",
     "cross_entropy", "cross_entropy_backward",

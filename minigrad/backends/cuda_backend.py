@@ -25,7 +25,9 @@ ndarray = cp.ndarray
 
 from .cuda_kernel_table import (ADAGRAD_LIST_MAX, ADAM_LIST_MAX, AXPY_LIST_MAX, BLOCK, BOOL_BINARY, CTYPE as _CTYPE,
                                 GEMM_TILES, GRID_YZ_MAX, MAX_DIMS, RMSPROP_LIST_MAX, SFX as _SFX, SGD_LIST_MAX,
+                                SORT_THREADS, SORT_TILE,
                                 col_launch, row_launch)
+from .cuda_kernel_table import scan_col_launch, scan_launch
 
 
 _backends = {}
@@ -381,6 +383,20 @@ class CudaBackend:
 
     def pow(self, a, b):
         return self._binary("pow", a, b)
+
+    # division with rounding: an integer zero divisor gives 0 in the kernels (no host sync to
+    # raise torch's CPU error), and INT_MIN / -1 wraps (elementwise.cu's DIVISION_FN)
+    def floor_divide(self, a, b):
+        return self._binary("floor_divide", a, b)
+
+    def trunc_divide(self, a, b):
+        return self._binary("trunc_divide", a, b)
+
+    def remainder(self, a, b):
+        return self._binary("remainder", a, b)
+
+    def fmod(self, a, b):
+        return self._binary("fmod", a, b)
 
     def maximum(self, a, b):
         return self._binary("maximum", a, b)
@@ -778,6 +794,58 @@ class CudaBackend:
             a = self.astype(a, np.int64)
         return self._reduce("prod", a, axis, keepdims)  # an empty row's product is 1
 
+    def _scan(self, kind, a, axis, reverse=False):
+        """cumsum or cumprod (one output), or cummax or cummin (values and int64 indices) along
+        axis (scan.cu). A contiguous (outer, n, inner) view of the input: the last axis (inner ==
+        1) is scanned by rows; a middle one in place by the column kernel, one thread per column,
+        when there are enough columns (or they are short), else moved last (a transposed copy)
+        and scanned by rows, the result moved back as a view."""
+        arg = kind in ("cummax", "cummin")
+        if arg and a.dtype == np.bool_:
+            values, indices = self._scan(kind, self.astype(a, np.int32), axis)
+            return self.astype(values, np.bool_), indices
+        if not arg and a.dtype.kind in "biu" and a.dtype != np.int64:
+            a = self.astype(a, np.int64)
+        if a.ndim == 0:
+            r = self._scan(kind, a.reshape(1), 0, reverse)
+            return tuple(x.reshape(()) for x in r) if arg else r.reshape(())
+        axis %= a.ndim
+        a = self.ascontiguous(a)
+        outs = (self.empty(a.shape, a.dtype),) + ((self.empty(a.shape, np.int64),) if arg else ())
+        result = outs if arg else outs[0]
+        if a.size == 0:
+            return result
+        n, outer, inner = a.shape[axis], _prod(a.shape[:axis]), _prod(a.shape[axis + 1:])
+        name = f"{kind}_{{}}_{_SFX[a.dtype]}"
+        tail = () if arg else (np.int32(bool(reverse)),)
+        if inner > 1 and (outer * inner >= 4096 or n <= 64):
+            grid, block = scan_col_launch(outer, inner)
+            self._launch("scan.cu", name.format("cols"), grid, block,
+                         (a, *outs, np.int64(outer), np.int64(n), np.int64(inner), *tail))
+            return result
+        if inner > 1:
+            perm = [ax for ax in range(a.ndim) if ax != axis] + [axis]
+            inverse = [0] * a.ndim
+            for i, p in enumerate(perm):
+                inverse[p] = i
+            r = self._scan(kind, self.ascontiguous(a.transpose(perm)), -1, reverse)
+            return tuple(x.transpose(inverse) for x in r) if arg else r.transpose(inverse)
+        grid, block = scan_launch(outer, n, outer < 2 * self.sm_count and n > 1024)
+        self._launch("scan.cu", name.format("rows"), grid, block, (a, *outs, np.int64(outer), np.int64(n), *tail))
+        return result
+
+    def cumsum(self, a, axis, reverse=False):
+        return self._scan("cumsum", a, axis, reverse)
+
+    def cumprod(self, a, axis, reverse=False):
+        return self._scan("cumprod", a, axis, reverse)
+
+    def cummax(self, a, axis):
+        return self._scan("cummax", a, axis)
+
+    def cummin(self, a, axis):
+        return self._scan("cummin", a, axis)
+
     def _extreme(self, kind, a, axis, keepdims):
         if a.dtype == np.bool_:
             return self.astype(self._reduce(kind, self.astype(a, np.int32), axis, keepdims), np.bool_)
@@ -802,6 +870,42 @@ class CudaBackend:
 
     def argmin(self, a, axis=None, keepdims=False):
         return self._arg("argmin", a, axis, keepdims)
+
+    def sort(self, a, axis, descending):
+        """(values, int64 indices) of a sorted along axis (moved last and made contiguous): each
+        tile of SORT_TILE elements of a row sorted in shared memory (a whole row when it fits),
+        then log2(cols / tile) merge passes over global memory. Stable, NaN last (first when
+        descending), as the NumPy backend."""
+        if a.ndim == 0:
+            return self.copy(a), self.zeros((), np.int64)
+        axis %= a.ndim
+        perm = [ax for ax in range(a.ndim) if ax != axis] + [axis]
+        x = self.ascontiguous(a.transpose(perm) if axis != a.ndim - 1 else a)
+        cols = a.shape[axis]
+        rows = a.size // cols if cols else 0
+        vals, idx = self.empty(x.shape, x.dtype), self.empty(x.shape, np.int64)
+        if rows and cols:
+            sfx, direction = _SFX[x.dtype], "desc" if descending else "asc"
+            tile = SORT_TILE[sfx]
+            width = min(cols, tile)
+            threads = min(max((1 << (width - 1).bit_length()) // 2, 32), SORT_THREADS)  # a comparator each
+            tiles = rows * -(-cols // tile)
+            self._launch("sort.cu", f"sort_{direction}_tiles_{sfx}", (min(tiles, 2 ** 31 - 1),), (threads,),
+                         (x, vals, idx, np.int64(rows), np.int64(cols)))
+            if cols > tile:
+                other = (self.empty(x.shape, x.dtype), self.empty(x.shape, np.int64))
+                grid = self._grid(rows * cols)
+                while width < cols:
+                    self._launch("sort.cu", f"sort_{direction}_merge_{sfx}", grid, (BLOCK,),
+                                 (vals, idx, *other, np.int64(rows), np.int64(cols), np.int64(width)))
+                    (vals, idx), other = other, (vals, idx)
+                    width *= 2
+        if axis == a.ndim - 1:
+            return vals, idx
+        inverse = [0] * a.ndim
+        for i, p in enumerate(perm):
+            inverse[p] = i
+        return vals.transpose(inverse), idx.transpose(inverse)
 
     def _softmax(self, kind, axis, *arrays):
         """A softmax-family row kernel over `axis` of same-shaped arrays (moved last, made

@@ -12,6 +12,9 @@ UNARY_OPS = {"f32": ("neg", "abs", "exp", "log", "log1p", "expm1", "erf", "sqrt"
 UNARY_OPS["f64"], UNARY_OPS["i32"] = UNARY_OPS["f32"], UNARY_OPS["i64"]
 BINARY_OPS = {"f32": ("add", "sub", "mul", "div", "pow", "maximum", "minimum"),
               "i64": ("add", "sub", "mul", "maximum", "minimum", "pow")}
+# division with rounding (elementwise.cu's DIVISION_KERNELS), of every numeric dtype
+DIVISION_OPS = ("floor_divide", "trunc_divide", "remainder", "fmod")
+BINARY_OPS = {sfx: ops + DIVISION_OPS for sfx, ops in BINARY_OPS.items()}
 BINARY_OPS["f64"], BINARY_OPS["i32"] = BINARY_OPS["f32"], BINARY_OPS["i64"]
 COMPARE_OPS = {"f32": ("eq", "ne", "lt", "le", "gt", "ge"), "b8": ("eq", "ne")}
 COMPARE_OPS["f64"] = COMPARE_OPS["i64"] = COMPARE_OPS["i32"] = COMPARE_OPS["f32"]
@@ -27,6 +30,10 @@ SGD_LIST_MAX = 8            # slots of sgd_list_<sfx> (SGD_LIST_MAX in elementwi
 RMSPROP_LIST_MAX = 8        # slots of rmsprop_list_<sfx> (RMSPROP_LIST_MAX in elementwise.cu)
 ADAGRAD_LIST_MAX = 8        # slots of adagrad_list_<sfx> (ADAGRAD_LIST_MAX in elementwise.cu)
 GRID_YZ_MAX = 65535         # CUDA's cap on gridDim.y and gridDim.z
+# elements per shared-memory tile of kernels/sort.cu (SortTile<T>), by key size; longer rows
+# are sorted tile by tile, then merged in global memory
+SORT_TILE = {"f32": 4096, "i32": 4096, "b8": 4096, "f64": 2048, "i64": 2048}
+SORT_THREADS = 512          # most threads per block of the sort kernels
 
 # tile shapes of kernels/matmul.cu (its header documents them): (big, small) per dtype suffix
 GEMM_TILES = {"f32": (dict(threads=256, bm=128, bn=128), dict(threads=256, bm=32, bn=32)),
@@ -51,9 +58,29 @@ def col_launch(outer, inner):
     return (max(1, min(tiles, 2 ** 31 - 1)),), (tx, ROW_THREADS // tx, 1)
 
 
+def scan_launch(rows, cols, wide):
+    """(grid, block) for scan.cu's row kernels: row_launch's shape, but TPR = 1024 threads on
+    each of a few long rows (wide), which one block then scans in chunks of 1024."""
+    if not wide:
+        return row_launch(rows, cols)
+    return (max(1, min(rows, 2 ** 31 - 1)),), (1024, 1, 1)
+
+
+def scan_col_launch(outer, inner):
+    """(grid, block) for scan.cu's column kernels: one thread per (outer, inner) column."""
+    return (max(1, min(-(-(outer * inner) // BLOCK), 2 ** 31 - 1)),), (BLOCK, 1, 1)
+
+
 def kernel_names():
     """Every kernel name the CUDA backend can launch, by source file (the compile check uses it)."""
-    names = {"elementwise.cu": set(), "reduce.cu": set(), "softmax.cu": set(), "matmul.cu": set()}
+    names = {"elementwise.cu": set(), "reduce.cu": set(), "softmax.cu": set(), "matmul.cu": set(),
+             "sort.cu": set(), "scan.cu": set()}
+    for sfx in ("f32", "f64", "i64", "i32"):
+        for op in ("cumsum", "cumprod", "cummax", "cummin") if sfx != "i32" else ("cummax", "cummin"):
+            names["scan.cu"].update({f"{op}_rows_{sfx}", f"{op}_cols_{sfx}"})
+    for sfx in SORT_TILE:
+        for direction in ("asc", "desc"):
+            names["sort.cu"].update({f"sort_{direction}_tiles_{sfx}", f"sort_{direction}_merge_{sfx}"})
     ew = names["elementwise.cu"]
     for sfx, ops in UNARY_OPS.items():
         for op in ops:

@@ -196,6 +196,47 @@ def div(a, b):
     return r if r.__class__ is ndarray else np.asarray(r)
 
 
+def _zero_divisor_check(r, b):
+    """torch's CPU kernels refuse an integer division by zero, wherever there is work to do."""
+    if r.dtype.kind in "iub" and r.size and not np.all(b):
+        raise RuntimeError("ZeroDivisionError")
+    return r if r.__class__ is ndarray else np.asarray(r)
+
+
+def floor_divide(a, b):
+    """a / b rounded toward -inf (torch.floor_divide): NumPy's floor_divide, whose float formula
+    is torch's (c10::div_floor_floating: a zero divisor gives inf or nan); integers wrap
+    (INT_MIN // -1 is INT_MIN) and refuse a zero divisor with torch's RuntimeError."""
+    with np.errstate(all="ignore"):
+        return _zero_divisor_check(np.floor_divide(a, b), b)
+
+
+def trunc_divide(a, b):
+    """a / b rounded toward zero (torch.div(a, b, rounding_mode='trunc')): trunc(a / b) for
+    floats; for integers the exact quotient of a - fmod(a, b), which wraps as floor_divide."""
+    with np.errstate(all="ignore"):
+        if np.result_type(a, b).kind == "f":
+            return np.asarray(np.trunc(np.true_divide(a, b)))
+        return _zero_divisor_check(np.floor_divide(np.subtract(a, np.fmod(a, b)), b), b)
+
+
+def remainder(a, b):
+    """a - b * floor(a / b), of b's sign (torch.remainder). Floats as torch: fmod, plus b where
+    the signs differ (a zero result keeps a's sign, where NumPy's remainder takes b's)."""
+    with np.errstate(all="ignore"):
+        mod = np.fmod(a, b)
+        if mod.dtype.kind != "f":
+            return _zero_divisor_check(np.remainder(a, b), b)
+        fix = (mod != 0) & ((np.less(b, 0)) != (mod < 0))
+        return np.asarray(np.where(fix, mod + b, mod).astype(mod.dtype, copy=False))
+
+
+def fmod(a, b):
+    """C's fmod, of a's sign (torch.fmod); integers refuse a zero divisor as floor_divide."""
+    with np.errstate(all="ignore"):
+        return _zero_divisor_check(np.fmod(a, b), b)
+
+
 _power = _returns_array(np.power)
 
 
@@ -404,6 +445,58 @@ def prod(a, axis=None, keepdims=False):
     return r if r.__class__ is ndarray else np.asarray(r)
 
 
+def _scan(ufunc, a, axis, reverse):
+    """An inclusive scan along axis in order, as torch's CPU kernel: integers and bools in int64
+    (wrapping), float32 accumulated in float64 and each output rounded once."""
+    if a.ndim == 0:
+        return _scan(ufunc, a.reshape(1), 0, reverse).reshape(())
+    work = np.int64 if a.dtype.kind in "biu" else np.float64 if a.dtype == np.float32 else a.dtype
+    if reverse:
+        a = np.flip(a, axis)
+    with np.errstate(all="ignore"):  # inf - inf is nan and integers wrap, as in torch, silently
+        r = ufunc.accumulate(a, axis, work)
+    if reverse:
+        r = np.flip(r, axis)
+    return r.astype(np.float32) if a.dtype == np.float32 else np.ascontiguousarray(r)
+
+
+def cumsum(a, axis, reverse=False):
+    return _scan(np.add, a, axis, reverse)
+
+
+def cumprod(a, axis, reverse=False):
+    return _scan(np.multiply, a, axis, reverse)
+
+
+def _cum_extreme(a, axis, running, takes_over):
+    """(values, indices) of torch's cummax/cummin: element i takes over where it is NaN, or where
+    the running extreme before it is no NaN and takes_over(x_i, it) (>= or <=: ties give the last
+    index); the index is the last take-over so far, the value the element there."""
+    if a.ndim == 0:
+        return a.copy(), np.zeros((), np.int64)
+    if a.size == 0:
+        return a.copy(), np.zeros(a.shape, np.int64)
+    x = np.moveaxis(a, axis, -1)
+    with np.errstate(invalid="ignore"):
+        before = running.accumulate(x, -1)
+        before = np.concatenate([x[..., :1], before[..., :-1]], -1)
+        took = takes_over(x, before)
+        if a.dtype.kind == "f":
+            took = np.isnan(x) | (took & ~np.isnan(before))
+    pos = np.arange(x.shape[-1], dtype=np.int64)
+    idx = np.maximum.accumulate(np.where(took, pos, 0), -1)
+    values = np.take_along_axis(x, idx, -1)
+    return np.ascontiguousarray(np.moveaxis(values, -1, axis)), np.ascontiguousarray(np.moveaxis(idx, -1, axis))
+
+
+def cummax(a, axis):
+    return _cum_extreme(a, axis, np.maximum, np.greater_equal)
+
+
+def cummin(a, axis):
+    return _cum_extreme(a, axis, np.minimum, np.less_equal)
+
+
 def mean(a, axis=None, keepdims=False):
     """sum(a) / count over axis, rounded as the two ops are (a float array; nan for count 0)."""
     s = _add_reduce(a, axis, None, None, keepdims)
@@ -435,6 +528,20 @@ def argmax(a, axis=None, keepdims=False):
 
 def argmin(a, axis=None, keepdims=False):
     return np.asarray(np.argmin(a, axis=axis, keepdims=keepdims))
+
+
+def sort(a, axis, descending):
+    """(values, int64 indices) of a sorted along axis: stable, NaN after every number (first when
+    descending), equal keys in their original order in both directions, as torch's stable sort."""
+    if a.ndim == 0:
+        return a.copy(), np.zeros((), np.int64)
+    if descending:  # a stable ascending sort of the reversed axis, read backwards
+        idx = np.argsort(np.flip(a, axis), axis=axis, kind="stable")
+        idx = (a.shape[axis] - 1) - np.flip(idx, axis)
+    else:
+        idx = np.argsort(a, axis=axis, kind="stable")
+    idx = idx.astype(np.int64, copy=False)
+    return np.take_along_axis(a, idx, axis), idx
 
 
 def log_softmax(a, axis):
