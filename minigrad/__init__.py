@@ -25,6 +25,7 @@ from .functional import (isnan, isinf, isfinite, isposinf, isneginf, nan_to_num,
 from .functional import sort, argsort, msort, topk, kthvalue  # noqa: F401
 from .functional import cumsum, cumprod, cummax, cummin  # noqa: F401
 from .functional import divide, true_divide, floor_divide, remainder, fmod  # noqa: F401
+from .ops.einsum import einsum  # noqa: F401
 from ._tensor_str import set_printoptions, get_printoptions
 from . import viz
 
