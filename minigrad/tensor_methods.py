@@ -811,3 +811,10 @@ _composed.install(Tensor)
 # ---- sorting (ops/sort.py): sort, argsort, msort, topk, kthvalue
 from .ops import sort as _sort_ops  # noqa: E402
 _sort_ops.install(Tensor)
+
+from .ops import unique as _unique  # noqa: E402
+Tensor.unique = lambda self, sorted=True, return_inverse=False, return_counts=False, dim=None: _unique.unique(
+    self, sorted, return_inverse, return_counts, dim)
+Tensor.unique_consecutive = lambda self, return_inverse=False, return_counts=False, dim=None: \
+    _unique.unique_consecutive(self, return_inverse, return_counts, dim)
+Tensor.bincount = lambda self, weights=None, minlength=0: _unique.bincount(self, weights, minlength)
