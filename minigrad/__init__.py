@@ -27,6 +27,7 @@ from .functional import cumsum, cumprod, cummax, cummin  # noqa: F401
 from .functional import divide, true_divide, floor_divide, remainder, fmod  # noqa: F401
 from .ops.einsum import einsum  # noqa: F401
 from .ops.unique import unique, unique_consecutive, bincount  # noqa: F401
+from .ops.search import searchsorted, bucketize  # noqa: F401
 from ._tensor_str import set_printoptions, get_printoptions
 from . import viz
 

@@ -112,3 +112,52 @@ def test_same_results_as_torch():
             mine = minigrad.unique(minigrad.tensor(a), return_inverse=True, return_counts=True, **kw)
             theirs = torch.unique(torch.tensor(a), return_inverse=True, return_counts=True, **kw)
             assert [str(t.tolist()) for t in mine] == [str(t.tolist()) for t in theirs]
+
+
+# ---- searchsorted and bucketize (minigrad/ops/search.py) ------------------------------------------
+
+def test_searchsorted_matches_numpy(device):
+    rng = np.random.default_rng(4)
+    seq = np.sort(rng.integers(0, 30, 40))
+    vals = rng.integers(-3, 33, (5, 7))
+    for side in ("left", "right"):
+        got = minigrad.searchsorted(minigrad.tensor(seq, device=device), minigrad.tensor(vals, device=device), side=side)
+        assert got.dtype == minigrad.int64
+        np.testing.assert_array_equal(got.cpu().numpy(), np.searchsorted(seq, vals, side=side))
+    rows = np.sort(rng.standard_normal((3, 4, 50)), -1)
+    vals = rng.standard_normal((3, 4, 9))
+    got = minigrad.searchsorted(minigrad.tensor(rows, device=device), minigrad.tensor(vals, device=device), right=True,
+                                out_int32=True)
+    assert got.dtype == minigrad.int32
+    expect = np.stack([np.searchsorted(r, v, side="right") for r, v in zip(rows.reshape(12, 50), vals.reshape(12, 9))])
+    np.testing.assert_array_equal(got.cpu().numpy(), expect.reshape(3, 4, 9))
+
+
+def test_searchsorted_forms(device):
+    s = minigrad.tensor([1, 3, 5, 7], device=device)
+    assert minigrad.searchsorted(s, 3).tolist() == 1 and minigrad.searchsorted(s, 3, right=True).tolist() == 2
+    assert minigrad.searchsorted(s, minigrad.tensor([2.5], device=device)).tolist() == [1]  # promoted
+    assert minigrad.searchsorted(minigrad.tensor([5, 1, 3], device=device), minigrad.tensor([2, 4], device=device),
+                                 sorter=minigrad.tensor([1, 2, 0], device=device)).tolist() == [1, 2]
+    assert minigrad.searchsorted(s.float(), minigrad.tensor([NAN, 2.0], device=device)).tolist() == [4, 1]
+    assert minigrad.bucketize(minigrad.tensor([3, 6, 9], device=device), s).tolist() == [1, 3, 4]
+    assert minigrad.bucketize(minigrad.tensor([3, 6, 9], device=device), s, right=True).tolist() == [2, 3, 4]
+    assert minigrad.searchsorted(s, minigrad.tensor([], dtype=minigrad.int64, device=device)).tolist() == []
+
+
+@pytest.mark.parametrize("call, message", [
+    (lambda L, s: L.searchsorted(L.tensor([[1, 3], [2, 4]]), L.tensor([3])),
+     "searchsorted(): boundaries tensor should be 1 dimension or the first N-1 dimensions of boundaries tensor "
+     "and input value tensor must match, but we got boundaries tensor [2, 2] and input value tensor [1]"),
+    (lambda L, s: L.searchsorted(s, s, right=True, side="left"),
+     "searchsorted(): side and right can't be set to opposites, got side of left while right was True"),
+    (lambda L, s: L.searchsorted(s, s, side="foo"), "searchsorted(): side can only be 'left' or 'right' but got foo"),
+    (lambda L, s: L.searchsorted(L.tensor(3), s),
+     "searchsorted(): boundaries tensor should have positive dimension, but got 0 dimension"),
+    (lambda L, s: L.bucketize(L.tensor([1]), L.ones(2, 2)), "boundaries tensor must be 1 dimension, but got dim(2)"),
+])
+def test_searchsorted_errors_as_torch(call, message):
+    for L in [minigrad] + ([torch] if torch is not None else []):
+        with pytest.raises(RuntimeError) as e:
+            call(L, L.tensor([1, 3, 5, 7]))
+        assert str(e.value).replace("torch.", "").replace("minigrad.", "") == message
