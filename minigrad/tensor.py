@@ -329,6 +329,39 @@ class Tensor:
         """The address of the first element (0 for a tensor with no elements, as in torch)."""
         return self._device.backend.data_ptr(self._data) if self._data.size else 0
 
+    def stride(self, dim=None):
+        """The step between neighbours along each dim, in elements, as torch reports it: the
+        memory layout's, except where the layout leaves the step free (a dim of size 1, a tensor
+        with no elements), where torch's rule gives the contiguous value (NumPy's new axes say 0)."""
+        shape = self._data.shape
+        if self._data.size == 0:
+            out, step = [], 1
+            for n in reversed(shape):
+                out.append(step)
+                step *= max(n, 1)
+            out = out[::-1]
+        else:
+            out = list(self._device.backend.strides(self._data))
+            for d in range(len(shape) - 1, -1, -1):
+                if shape[d] == 1 and out[d] == 0:
+                    out[d] = max(out[d + 1] * shape[d + 1], 1) if d + 1 < len(shape) else 1
+        if dim is None:
+            return tuple(out)
+        from ._arg_errors import _is_long, type_name
+        if not _is_long(dim):
+            raise TypeError(f"stride(): argument 'dim' (position 1) must be int, not {type_name(dim)}")
+        if not shape:
+            raise IndexError(f"Dimension specified as {dim} but tensor has no dimensions")
+        return out[_wrap_dim(dim, len(shape), "stride")]
+
+    def storage_offset(self):
+        """Elements from the start of the base tensor's memory (a view's offset; 0 otherwise)."""
+        base = self._base if self._base is not None else self
+        if base is self or not self._data.size or not base._data.size:
+            return 0
+        be = self._device.backend
+        return (be.data_ptr(self._data) - be.data_ptr(base._data)) // self._data.itemsize
+
     # ---- conversion -----------------------------------------------------------
     def item(self):
         if self._data.size != 1:

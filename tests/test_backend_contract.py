@@ -1223,6 +1223,21 @@ def data_ptr_case(dtype):
     return check
 
 
+def strides_case(dtype):
+    """Element strides of an array and of its views: a transpose swaps them, a step multiplies
+    one, a broadcast dim has 0."""
+    @custom(np.dtype(dtype).name)
+    def check(be, f):
+        a = be.asarray(np.arange(24).astype(dtype).reshape(2, 3, 4))
+        assert f(a) == (12, 4, 1)
+        assert f(be.transpose(a, (2, 0, 1))) == (1, 12, 4)
+        assert f(be.getitem(a, (slice(None), slice(None), slice(None, None, 2)))) == (12, 4, 2)
+        assert f(be.getitem(a, (1,))) == (4, 1)
+        assert f(be.broadcast_to(be.getitem(a, (0, 0)), (5, 4))) == (0, 1)
+        assert all(isinstance(s, int) for s in f(a))
+    return check
+
+
 def ascontiguous_case(x):
     @custom(describe(x))
     def check(be, f):
@@ -1580,6 +1595,7 @@ TABLE = {
     "ascontiguous": [ascontiguous_case(Transposed(u(2, 3))), ascontiguous_case(u(3, 2)),
                      ascontiguous_case(u()), ascontiguous_case(Transposed(ints(3, 4)))],
     "data_ptr": [data_ptr_case(F32), data_ptr_case(F64), data_ptr_case(I64), data_ptr_case(BOOL)],
+    "strides": [strides_case(F32), strides_case(F64), strides_case(I64), strides_case(BOOL)],
 }
 
 

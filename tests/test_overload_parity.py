@@ -244,3 +244,30 @@ def test_numpy_byte_arrays_are_masks(device):
                          [("UserWarning", "indexing with dtype minigrad.uint8 is now deprecated, please use a dtype "
                                           "minigrad.bool instead.")]),
                         ("float32", [[2.0, 3.0], [0.0, 1.0], [2.0, 3.0]], None)), device)
+
+
+# ---- Tensor.stride() and storage_offset() -------------------------------------------------------
+
+def _strides(L, device):
+    x = L.arange(12.0, device=device).reshape(3, 4)
+    views = [x, x.t(), x[None], x[:, None], x.unsqueeze(2), x.t()[0:1], x[1], x[:, ::2], x[1:, 2:],
+             x.expand(1, 3, 4), L.ones(3, 1, device=device).expand(3, 4), L.ones(1, 1, device=device).expand(1, 4),
+             x.permute(1, 0)[None], L.ones(0, 3, device=device), L.ones(3, 0, device=device), L.tensor(1.0, device=device),
+             x.t().reshape(12), x.narrow(1, 1, 2)]
+    return [(v.stride(), v.storage_offset()) for v in views], x.stride(-1), x.t().stride(0)
+
+
+def test_stride_and_storage_offset_as_torch(device):
+    check(_strides, ([((4, 1), 0), ((1, 4), 0), ((12, 4, 1), 0), ((4, 4, 1), 0), ((4, 1, 1), 0), ((1, 4), 0),
+                      ((1,), 4), ((4, 2), 0), ((4, 1), 6), ((12, 4, 1), 0), ((1, 0), 0), ((1, 0), 0), ((4, 1, 4), 0),
+                      ((3, 1), 0), ((1, 1), 0), ((), 0), ((1,), 0), ((4, 1), 1)], 1, 1), device)
+
+
+@pytest.mark.parametrize("call, expect", [
+    (lambda L: L.tensor(1.0).stride(0), ("IndexError", "Dimension specified as 0 but tensor has no dimensions")),
+    (lambda L: L.ones(2, 3).stride(2), ("IndexError", "Dimension out of range (expected to be in range of [-2, 1], "
+                                                      "but got 2)")),
+    (lambda L: L.ones(2, 3).stride("a"), ("TypeError", "stride(): argument 'dim' (position 1) must be int, not str")),
+])
+def test_stride_errors(call, expect):
+    check(lambda L, d: call(L), expect)

@@ -43,7 +43,8 @@ PRIMITIVES = (
     # the rounded product (nn.Linear's addmm, one GEMM launch on CUDA)
     "matmul",
     # layout: views where the array type allows, copies otherwise; data_ptr(a): the address
-    # of a's first element (a view's is its base's plus the view's offset)
+    # of a's first element (a view's is its base's plus the view's offset); strides(a): the
+    # step between neighbours along each dim, in elements (0 along a broadcast dim)
     "reshape", "view", "transpose", "broadcast_to", "getitem", "setitem", "index_add",
-    "concatenate", "split", "copyto", "is_contiguous", "ascontiguous", "data_ptr",
+    "concatenate", "split", "copyto", "is_contiguous", "ascontiguous", "data_ptr", "strides",
 )

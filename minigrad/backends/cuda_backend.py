@@ -1170,6 +1170,9 @@ class CudaBackend:
     def data_ptr(self, a):
         return a.data.ptr
 
+    def strides(self, a):
+        return tuple(s // a.itemsize for s in a.strides)
+
     def ascontiguous(self, a):
         if a.flags.c_contiguous:
             return a

@@ -705,5 +705,9 @@ def data_ptr(a):
     return a.ctypes.data
 
 
+def strides(a):
+    return tuple(s // a.itemsize for s in a.strides)
+
+
 def ascontiguous(a):
     return a if a.flags.c_contiguous else a.copy(order="C")
