@@ -1563,6 +1563,52 @@ def _register_rows():
                 _ce_bwd(t))
 
 
+# ---- layer norm (norm.cu) ----
+
+def _layer_norm_kernel(kind, t):
+    name = f"layer_norm_{kind}_{t}"
+
+    def fwd(L, x, w, b, y, mean, rstd, rows, cols, eps):
+        _row_config(name, L)
+        rows, cols = _rows_cols(name, rows, cols)
+        i, r, c = np.arange(rows * cols), np.arange(rows), np.arange(cols)
+        _no_overlap(name, [(y, i), (mean, r), (rstd, r)], [(x, i), (w, c), (b, c)])
+        v = x.read(i).reshape(rows, cols)
+        wv, bv = w.read(c), b.read(c)
+        with np.errstate(all="ignore"):  # cols == 0: mean and rstd are NaN, as in the kernel
+            mu = (v.sum(axis=1) / v.dtype.type(cols)).astype(v.dtype)
+            d = v - mu[:, None]
+            rs = (v.dtype.type(1) / np.sqrt((d * d).sum(axis=1) / v.dtype.type(cols) + eps)).astype(v.dtype)
+        res = d * rs[:, None] * wv + bv
+        _error_scale(y, i, (np.abs(v) + np.abs(mu)[:, None]) * np.abs(rs)[:, None] * np.abs(wv) + np.abs(bv))
+        _error_scale(mean, r, np.abs(v).sum(axis=1) / max(cols, 1))
+        y.write(i, res.reshape(-1))
+        mean.write(r, mu)
+        rstd.write(r, rs)
+
+    def bwd(L, g, x, mean, rstd, w, dx, rows, cols):
+        _row_config(name, L)
+        rows, cols = _rows_cols(name, rows, cols)
+        i, r, c = np.arange(rows * cols), np.arange(rows), np.arange(cols)
+        _no_overlap(name, [(dx, i)], [(g, i), (x, i), (mean, r), (rstd, r), (w, c)])
+        gv, v = g.read(i).reshape(rows, cols), x.read(i).reshape(rows, cols)
+        mu, rs, wv = mean.read(r)[:, None], rstd.read(r)[:, None], w.read(c)
+        gw, xhat = gv * wv, (v - mu) * rs
+        n = v.dtype.type(max(cols, 1))
+        m1, m2 = gw.sum(axis=1, keepdims=True) / n, (gw * xhat).sum(axis=1, keepdims=True) / n
+        res = rs * ((gw - m1) - xhat * m2)
+        a1, a2 = np.abs(gw).sum(axis=1, keepdims=True) / n, np.abs(gw * xhat).sum(axis=1, keepdims=True) / n
+        _error_scale(dx, i, np.abs(rs) * (np.abs(gw) + a1 + np.abs(xhat) * a2))
+        dx.write(i, res.reshape(-1))
+    return fwd if kind == "fwd" else bwd
+
+
+def _register_norm():
+    for t in ("f32", "f64"):
+        _kernel("norm.cu", f"layer_norm_fwd_{t}", [f"P:{t}"] * 6 + ["i64", "i64", t], _layer_norm_kernel("fwd", t))
+        _kernel("norm.cu", f"layer_norm_bwd_{t}", [f"P:{t}"] * 6 + ["i64", "i64"], _layer_norm_kernel("bwd", t))
+
+
 # ---- GEMM (matmul.cu) ----
 
 GEMM_TILES = {("gemm", "f32"): (256, 128, 128), ("gemm_small", "f32"): (256, 32, 32),
@@ -1623,6 +1669,7 @@ def _register_gemm():
 
 _register_elementwise()
 _register_rows()
+_register_norm()
 _register_gemm()
 
 

@@ -1018,6 +1018,63 @@ def matmul_bias_bits_case(dtype):
     return check
 
 
+def layer_norm_ref(x, w, b, eps):
+    """(y, mean, rstd) in float64: the biased variance over the last axis."""
+    mean = x.mean(axis=1)
+    rstd = 1 / np.sqrt(((x - mean[:, None]) ** 2).mean(axis=1) + eps)
+    y = (x - mean[:, None]) * rstd[:, None]
+    return y * (1 if w is None else w) + (0 if b is None else b), mean, rstd
+
+
+def layer_norm_inputs():
+    """(x, weight, bias): affine or not, a row longer than a block (5000), one column, a
+    transposed (non-contiguous) x, values far from 0 (a one-pass variance would cancel)."""
+    cases = []
+    for dt, (m, n) in ((F32, (4, 7)), (F64, (3, 10)), (F32, (2, 5000)), (F64, (3, 1)), (F32, (300, 33))):
+        cases.append((u(m, n, dtype=dt), u(n, dtype=dt), u(n, dtype=dt)))
+    cases.append((u(5, 9, dtype=F64), None, None))
+    cases.append((u(6, 4, dtype=F32), u(4, dtype=F32), None))
+    cases.append((Transposed(u(6, 8, dtype=F64)), u(8, dtype=F64), u(8, dtype=F64)))
+    cases.append((u(4, 64, dtype=F64, lo=9999.0, hi=10001.0), None, None))
+    return cases
+
+
+def _array_of(x):
+    return x.array if isinstance(x, Transposed) else x
+
+
+@custom("y-mean-rstd")
+def layer_norm_case(be, f):
+    for x, w, b in layer_norm_inputs():
+        eps = 1e-5
+        y, mean, rstd = f(*to_backend(be, (x, w, b)), eps)
+        ref = layer_norm_ref(*(None if a is None else to_ref(_array_of(a)) for a in (x, w, b)), eps)
+        dt = _array_of(x).dtype
+        for got, want in zip((y, mean, rstd), ref):
+            check_array(be, got, want, dt)
+    y, mean, rstd = f(be.asarray(np.zeros((0, 5), F32)), None, None, 1e-5)  # no rows: no launch
+    check_array(be, y, np.zeros((0, 5)), F32)
+    check_array(be, mean, np.zeros(0), F32)
+
+
+def layer_norm_grad_ref(g, x, mean, rstd, w):
+    xhat = (x - mean[:, None]) * rstd[:, None]
+    gw = g * (1 if w is None else w)
+    n = x.shape[1]
+    return rstd[:, None] * (gw - gw.sum(1, keepdims=True) / n - xhat * (gw * xhat).sum(1, keepdims=True) / n)
+
+
+def layer_norm_backward_rows():
+    cases = []
+    for x, w, _ in layer_norm_inputs():
+        xa = _array_of(x)
+        _, mean, rstd = layer_norm_ref(xa.astype(F64), None, None, 1e-5)
+        g = u(*xa.shape, dtype=xa.dtype)
+        cases.append(out(g, x, mean.astype(xa.dtype), rstd.astype(xa.dtype), w, ref=layer_norm_grad_ref,
+                         dtype=xa.dtype, label=f"{describe((xa,))}-{'w' if w is not None else 'no-w'}"))
+    return cases
+
+
 def cross_entropy_backward_rows():
     cases = []
     for dt, x, target in cross_entropy_inputs():
@@ -1489,6 +1546,8 @@ TABLE = {
     "log_softmax_backward": softmax_backward_rows(log=True),
     "cross_entropy": [cross_entropy_case],
     "cross_entropy_backward": cross_entropy_backward_rows(),
+    "layer_norm": [layer_norm_case],
+    "layer_norm_backward": layer_norm_backward_rows(),
     "softmax": softmax_rows(log=False),
     "log_softmax": softmax_rows(log=True),
 

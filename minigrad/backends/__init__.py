@@ -39,6 +39,10 @@ PRIMITIVES = (
     # softmax family over one axis; cross-entropy over the last axis of (N, C) logits
     "softmax", "log_softmax", "softmax_backward", "log_softmax_backward",
     "cross_entropy", "cross_entropy_backward",
+    # layer normalization over the last axis of a 2-d float x (M, N), weight and bias (N,) or
+    # None: layer_norm -> (y, mean (M,), rstd (M,)), biased variance, rstd = 1/sqrt(var + eps);
+    # layer_norm_backward(g, x, mean, rstd, weight) -> the gradient of x
+    "layer_norm", "layer_norm_backward",
     # linear algebra; matmul(a, b, bias=None): a bias of b's last dim is added to every row of
     # the rounded product (nn.Linear's addmm, one GEMM launch on CUDA)
     "matmul",

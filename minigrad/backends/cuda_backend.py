@@ -964,6 +964,36 @@ class CudaBackend:
                           _CTYPE[_SFX[x.dtype]](divisor), dx, np.int64(rows), np.int64(cols)))
         return dx
 
+    def _norm_affine(self, p, n, dtype, value):
+        """A layer norm's weight or bias as a contiguous (n,) array (value's fill when None)."""
+        return self.full((n,), value, dtype) if p is None else self._as_contiguous(p, dtype)
+
+    def layer_norm(self, x, weight, bias, eps):
+        """(y, mean, rstd) over the last axis of x (M, N): one norm.cu launch."""
+        x = self.ascontiguous(x)
+        rows, cols = x.shape
+        sfx = _SFX[x.dtype]
+        y, mean, rstd = self.empty(x.shape, x.dtype), self.empty((rows,), x.dtype), self.empty((rows,), x.dtype)
+        if rows:
+            grid, block = row_launch(rows, cols)
+            self._launch("norm.cu", f"layer_norm_fwd_{sfx}", grid, block,
+                         (x, self._norm_affine(weight, cols, x.dtype, 1), self._norm_affine(bias, cols, x.dtype, 0),
+                          y, mean, rstd, np.int64(rows), np.int64(cols), _CTYPE[sfx](eps)))
+        return y, mean, rstd
+
+    def layer_norm_backward(self, g, x, mean, rstd, weight):
+        x = self.ascontiguous(x)
+        rows, cols = x.shape
+        sfx = _SFX[x.dtype]
+        dx = self.empty(x.shape, x.dtype)
+        if rows:
+            grid, block = row_launch(rows, cols)
+            self._launch("norm.cu", f"layer_norm_bwd_{sfx}", grid, block,
+                         (self._as_contiguous(g, x.dtype), x, self._as_contiguous(mean, x.dtype),
+                          self._as_contiguous(rstd, x.dtype), self._norm_affine(weight, cols, x.dtype, 1),
+                          dx, np.int64(rows), np.int64(cols)))
+        return dx
+
     def _as_contiguous(self, a, dtype):
         """a as a C-contiguous array of dtype, copied only where it is not one already."""
         return self.ascontiguous(a if a.dtype == dtype else self.astype(a, dtype))

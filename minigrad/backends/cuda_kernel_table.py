@@ -74,7 +74,7 @@ def scan_col_launch(outer, inner):
 def kernel_names():
     """Every kernel name the CUDA backend can launch, by source file (the compile check uses it)."""
     names = {"elementwise.cu": set(), "reduce.cu": set(), "softmax.cu": set(), "matmul.cu": set(),
-             "sort.cu": set(), "scan.cu": set()}
+             "sort.cu": set(), "scan.cu": set(), "norm.cu": set()}
     for sfx in ("f32", "f64", "i64", "i32"):
         for op in ("cumsum", "cumprod", "cummax", "cummin") if sfx != "i32" else ("cummax", "cummin"):
             names["scan.cu"].update({f"{op}_rows_{sfx}", f"{op}_cols_{sfx}"})
@@ -110,6 +110,7 @@ def kernel_names():
         names["softmax.cu"].update({f"softmax_rows_{sfx}", f"log_softmax_rows_{sfx}",
                                     f"softmax_backward_rows_{sfx}", f"log_softmax_backward_rows_{sfx}",
                                     f"cross_entropy_fwd_{sfx}", f"cross_entropy_bwd_{sfx}"})
+        names["norm.cu"].update({f"layer_norm_fwd_{sfx}", f"layer_norm_bwd_{sfx}"})
         for ta in "nt":
             for tb in "nt":
                 names["matmul.cu"].update({f"gemm_{ta}{tb}_{sfx}", f"gemm_small_{ta}{tb}_{sfx}"})

@@ -603,6 +603,35 @@ def cross_entropy(x, target):
     return loss, stats
 
 
+def layer_norm(x, weight, bias, eps):
+    """(y, mean, rstd) of layer normalization over the last axis of x (M, N): the biased
+    variance of the centred row (two passes), rstd = 1 / sqrt(var + eps), y = xhat * w + b."""
+    dt = x.dtype
+    n = x.shape[1]
+    mean = np.add.reduce(x, axis=1) / dt.type(n) if n else np.full(x.shape[0], np.nan, dt)
+    xc = x - mean[:, None]
+    var = np.add.reduce(xc * xc, axis=1) / dt.type(n) if n else mean.copy()
+    rstd = dt.type(1) / np.sqrt(var + dt.type(eps))
+    y = xc * rstd[:, None]
+    if weight is not None:
+        y *= weight
+    if bias is not None:
+        y += bias
+    return np.asarray(y, dt), np.asarray(mean, dt), np.asarray(rstd, dt)
+
+
+def layer_norm_backward(g, x, mean, rstd, weight):
+    """The gradient of layer_norm's x: rstd * (gw - mean(gw) - xhat * mean(gw * xhat)) per row,
+    gw = g * weight, xhat = (x - mean) * rstd."""
+    dt = x.dtype
+    n = dt.type(max(x.shape[1], 1))
+    xhat = (x - mean[:, None]) * rstd[:, None]
+    gw = g * weight if weight is not None else g
+    m1 = np.add.reduce(gw, axis=1, keepdims=True) / n
+    m2 = np.add.reduce(gw * xhat, axis=1, keepdims=True) / n
+    return np.asarray(rstd[:, None] * ((gw - m1) - xhat * m2), dt)
+
+
 def cross_entropy_backward(x, target, stats, gscale, divisor=1):
     """g * (softmax(x) - onehot(target)) with g = gscale / divisor: the gradient of g * sum of
     the row losses, from cross_entropy's stats: exp(x - m) * (g / s), minus g at the target.

@@ -9,11 +9,19 @@ from numbers import Number
 
 from ..ops import loss as _loss, nn_ops as _nn
 from ..ops.inplace import inplace as _inplace
+from ..ops import norm as _norm
 from ..tensor import Tensor, _make
 
 __all__ = ["linear", "relu", "leaky_relu", "sigmoid", "tanh", "softmax", "log_softmax", "dropout", "elu",
            "softplus", "softsign", "gelu", "mse_loss", "l1_loss", "smooth_l1_loss", "huber_loss", "cross_entropy",
            "nll_loss", "binary_cross_entropy", "binary_cross_entropy_with_logits"]
+
+# more activations, embedding and one_hot (minigrad/ops/activations.py, embedding.py)
+from ..ops.activations import (silu, mish, hardtanh, relu6, logsigmoid, softmin, hardsigmoid,  # noqa: E402
+                               hardswish, prelu, celu, selu, threshold, tanhshrink, softshrink, hardshrink)
+from ..ops.embedding import embedding, one_hot  # noqa: E402
+__all__ += ["silu", "mish", "hardtanh", "relu6", "logsigmoid", "softmin", "hardsigmoid", "hardswish", "prelu",
+            "celu", "selu", "threshold", "tanhshrink", "softshrink", "hardshrink", "embedding", "one_hot"]
 
 
 def _tensor(x, fn, arg="input", pos=1):
@@ -243,3 +251,10 @@ def binary_cross_entropy_with_logits(input, target, weight=None, size_average=No
     _tensor(input, "binary_cross_entropy_with_logits")
     _tensor(target, "binary_cross_entropy_with_logits", "target", 2)
     return _loss.binary_cross_entropy_with_logits(input, target, weight, reduction, pos_weight)
+
+
+# ---- normalization (minigrad/ops/norm.py) ---------------------------------------------------------
+
+__all__ += ["layer_norm", "batch_norm"]
+layer_norm = _norm.layer_norm
+batch_norm = _norm.batch_norm

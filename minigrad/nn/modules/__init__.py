@@ -4,6 +4,7 @@ from .module import Module
 from .linear import Identity, Linear
 from .activation import ReLU, LeakyReLU, ELU, GELU, Softplus, Softsign, Sigmoid, Tanh, Softmax, LogSoftmax
 from .misc import Flatten, Dropout
+from .normalization import LayerNorm, BatchNorm1d, BatchNorm2d
 from .container import Sequential, ModuleList, ModuleDict
 from .loss import (MSELoss, L1Loss, SmoothL1Loss, HuberLoss, CrossEntropyLoss, NLLLoss, BCELoss,
                    BCEWithLogitsLoss)
@@ -12,3 +13,13 @@ __all__ = ["Buffer", "Module", "Identity", "Linear", "ReLU", "LeakyReLU", "ELU",
            "Softsign", "Sigmoid", "Tanh", "Softmax", "LogSoftmax", "Flatten", "Dropout", "Sequential",
            "ModuleList", "ModuleDict", "MSELoss", "L1Loss", "SmoothL1Loss", "HuberLoss", "CrossEntropyLoss",
            "NLLLoss", "BCELoss", "BCEWithLogitsLoss"]
+
+from .activation import (SiLU, Mish, Hardtanh, ReLU6, LogSigmoid, Softmin, Hardsigmoid, Hardswish,  # noqa: E402
+                         PReLU, CELU, SELU, Threshold, Tanhshrink, Softshrink, Hardshrink)
+from .misc import Unflatten  # noqa: E402
+from .sparse import Embedding  # noqa: E402
+from .container import ParameterList, ParameterDict  # noqa: E402
+__all__ += ["SiLU", "Mish", "Hardtanh", "ReLU6", "LogSigmoid", "Softmin", "Hardsigmoid", "Hardswish", "PReLU",
+            "CELU", "SELU", "Threshold", "Tanhshrink", "Softshrink", "Hardshrink", "Unflatten", "Embedding",
+            "ParameterList", "ParameterDict"]
+__all__ += ["LayerNorm", "BatchNorm1d", "BatchNorm2d"]

@@ -1,0 +1,134 @@
+"""nn.LayerNorm, nn.BatchNorm1d and nn.BatchNorm2d, with torch's arguments, init, buffers,
+state_dict keys, repr and errors."""
+from ... import creation
+from ...dtypes import int64
+from .. import functional as F, init
+from ..parameter import Parameter
+from .module import Module
+
+
+class LayerNorm(Module):
+    """Normalizes over the trailing normalized_shape dims: (x - mean) / sqrt(var + eps) * weight
+    + bias, the biased variance; weight starts at ones and bias at zeros."""
+
+    def __init__(self, normalized_shape, eps=1e-05, elementwise_affine=True, bias=True, device=None,
+                 dtype=None):
+        super().__init__()
+        if isinstance(normalized_shape, int):
+            normalized_shape = (normalized_shape,)
+        self.normalized_shape = tuple(normalized_shape)
+        self.eps = eps
+        self.elementwise_affine = elementwise_affine
+        if elementwise_affine:
+            self.weight = Parameter(creation.empty(self.normalized_shape, dtype=dtype, device=device))
+            if bias:
+                self.bias = Parameter(creation.empty(self.normalized_shape, dtype=dtype, device=device))
+            else:
+                self.register_parameter("bias", None)
+        else:
+            self.register_parameter("weight", None)
+            self.register_parameter("bias", None)
+        self.reset_parameters()
+
+    def reset_parameters(self):
+        if self.elementwise_affine:
+            init.ones_(self.weight)
+            if self.bias is not None:
+                init.zeros_(self.bias)
+
+    def forward(self, input):
+        return F.layer_norm(input, self.normalized_shape, self.weight, self.bias, self.eps)
+
+    def extra_repr(self):
+        return (f"{self.normalized_shape}, eps={self.eps}, elementwise_affine={self.elementwise_affine}, "
+                f"bias={self.bias is not None}")
+
+
+class _BatchNorm(Module):
+    """Per-channel normalization over dim 1 with learnable affine parameters and running
+    statistics (buffers running_mean, running_var, num_batches_tracked), as torch's _BatchNorm."""
+    _version = 2
+
+    def __init__(self, num_features, eps=1e-05, momentum=0.1, affine=True, track_running_stats=True,
+                 device=None, dtype=None, *, bias=True):
+        super().__init__()
+        self.num_features = num_features
+        self.eps = eps
+        self.momentum = momentum
+        self.affine = affine
+        self.track_running_stats = track_running_stats
+        if affine:
+            self.weight = Parameter(creation.empty(num_features, dtype=dtype, device=device))
+            if bias:
+                self.bias = Parameter(creation.empty(num_features, dtype=dtype, device=device))
+            else:
+                self.register_parameter("bias", None)
+        else:
+            self.register_parameter("weight", None)
+            self.register_parameter("bias", None)
+        if track_running_stats:
+            self.register_buffer("running_mean", creation.zeros(num_features, dtype=dtype, device=device))
+            self.register_buffer("running_var", creation.ones(num_features, dtype=dtype, device=device))
+            self.register_buffer("num_batches_tracked", creation.tensor(0, dtype=int64, device=device))
+        else:
+            self.register_buffer("running_mean", None)
+            self.register_buffer("running_var", None)
+            self.register_buffer("num_batches_tracked", None)
+        self.reset_parameters()
+
+    def reset_running_stats(self):
+        if self.track_running_stats:
+            self.running_mean.zero_()
+            self.running_var.fill_(1)
+            self.num_batches_tracked.zero_()
+
+    def reset_parameters(self):
+        self.reset_running_stats()
+        if self.affine:
+            init.ones_(self.weight)
+            if self.bias is not None:
+                init.zeros_(self.bias)
+
+    def _load_from_state_dict(self, state_dict, prefix, local_metadata, strict, missing_keys,
+                              unexpected_keys, error_msgs):
+        version = local_metadata.get("version", None)
+        if (version is None or version < 2) and self.track_running_stats:
+            # state_dicts older than version 2 lack num_batches_tracked: it then starts at 0
+            key = prefix + "num_batches_tracked"
+            if key not in state_dict:
+                state_dict[key] = (self.num_batches_tracked if self.num_batches_tracked is not None
+                                   else creation.tensor(0, dtype=int64))
+        super()._load_from_state_dict(state_dict, prefix, local_metadata, strict, missing_keys,
+                                      unexpected_keys, error_msgs)
+
+    def forward(self, input):
+        self._check_input_dim(input)
+        factor = 0.0 if self.momentum is None else self.momentum
+        if self.training and self.track_running_stats and self.num_batches_tracked is not None:
+            self.num_batches_tracked.add_(1)
+            # momentum None: the cumulative moving average over the batches seen
+            factor = 1.0 / float(self.num_batches_tracked) if self.momentum is None else self.momentum
+        bn_training = True if self.training else self.running_mean is None and self.running_var is None
+        keep = not self.training or self.track_running_stats
+        return F.batch_norm(input, self.running_mean if keep else None, self.running_var if keep else None,
+                            self.weight, self.bias, bn_training, factor, self.eps)
+
+    def extra_repr(self):
+        return (f"{self.num_features}, eps={self.eps}, momentum={self.momentum}, affine={self.affine}, "
+                f"bias={self.bias is not None}, track_running_stats={self.track_running_stats}")
+
+
+class BatchNorm1d(_BatchNorm):
+    """Batch normalization of (N, C) or (N, C, L) inputs."""
+
+    def _check_input_dim(self, input):
+        if input.dim() != 2 and input.dim() != 3:
+            raise ValueError(f"expected 2D or 3D input (got {input.dim()}D input)")
+
+
+class BatchNorm2d(_BatchNorm):
+    """Batch normalization of (N, C, H, W) inputs."""
+
+    def _check_input_dim(self, input):
+        if input.dim() != 4:
+            raise ValueError(f"expected 4D input (got {input.dim()}D input)")

@@ -1,0 +1,274 @@
+"""Normalization ops behind nn.functional.layer_norm and nn.functional.batch_norm.
+
+Layer norm is one fused primitive each way (be.layer_norm / be.layer_norm_backward: one
+norm.cu launch on CUDA); batch norm is composed from the backend's reductions over the
+batch and spatial axes (the column kernels on CUDA). Each is one node with torch's name.
+`backward_raw` is the hot path; `backward` (for create_graph) recomputes the statistics from
+the input in Tensor ops, so that a double backward differentiates through them.
+"""
+import math
+
+from ..autograd.function import NO_CTX
+from ..tensor import Tensor, _make
+from .elementwise import Builtin, device_error
+
+
+def _scalar_name(dtype):
+    return dtype._legacy[:-len("Tensor")]  # FloatTensor -> Float, as torch's kernel errors name it
+
+
+def _check_params(x, kernel, *params):
+    """torch's errors for a non-float input, and for parameters on another device or of another
+    dtype than x's."""
+    if not x.dtype.is_floating_point:
+        raise NotImplementedError(f"\"{kernel}\" not implemented for '{_scalar_name(x.dtype)}'")
+    for p in params:
+        if p is None:
+            continue
+        if p._device is not x._device:
+            raise device_error(x, p)
+        if p.dtype is not x.dtype:
+            if p.dtype.itemsize < x.dtype.itemsize:
+                raise RuntimeError("mixed dtype (CPU): all inputs must share same datatype.")
+            raise RuntimeError(f"mixed dtype (CPU): expect parameter to have scalar type of "
+                               f"{_scalar_name(x.dtype)}")
+
+
+# ---- layer norm ---------------------------------------------------------------------------------
+
+class NativeLayerNorm(Builtin):
+    """y = (x - mean) * rstd * weight + bias over the last n_norm dims of x."""
+    _node_name = "NativeLayerNormBackward0"
+
+    @staticmethod
+    def forward(ctx, x, w, b, n_norm, eps):
+        be = x._device.backend
+        shape = x._data.shape
+        cols = math.prod(shape[len(shape) - n_norm:])
+        rows = math.prod(shape[:len(shape) - n_norm])
+        flat = (cols,)
+        y, mean, rstd = be.layer_norm(be.reshape(x._data, (rows, cols)),
+                                      None if w is None else be.reshape(w._data, flat),
+                                      None if b is None else be.reshape(b._data, flat), eps)
+        if ctx is not NO_CTX:
+            ctx.save_for_backward(x, w)
+            ctx.mean, ctx.rstd, ctx.n_norm, ctx.eps = mean, rstd, n_norm, eps
+            ctx.b_shape = None if b is None else b._data.shape
+        return _make(be.reshape(y, shape), x._device)
+
+    @staticmethod
+    def backward(ctx, g):
+        """In Tensor ops, mean and rstd recomputed from x, so that this backward is
+        differentiable again with respect to x, weight and g."""
+        nx, nw, nb = ctx.needs_input_grad[:3]
+        x, w = ctx.saved_tensors
+        nd = x.dim()
+        dims = tuple(range(nd - ctx.n_norm, nd))
+        lead = tuple(range(nd - ctx.n_norm))
+        mu = x.mean(dims, keepdim=True)
+        xc = x - mu
+        rstd = ((xc * xc).mean(dims, keepdim=True) + ctx.eps).sqrt().reciprocal()
+        xhat = xc * rstd
+        gx = gw = gb = None
+        if nx:
+            gwt = g * w if w is not None else g
+            gx = rstd * ((gwt - gwt.mean(dims, keepdim=True)) - xhat * (gwt * xhat).mean(dims, keepdim=True))
+        if nw:
+            gw = (g * xhat).sum(lead) if lead else g * xhat
+        if nb:
+            gb = (g.sum(lead) if lead else g).reshape(ctx.b_shape)
+        return gx, gw, gb, None, None
+
+    @staticmethod
+    def backward_raw(ctx, be, g):
+        nx, nw, nb = ctx.needs_input_grad[:3]
+        x, w = ctx.saved_arrays()
+        shape = x.shape
+        mean, rstd = ctx.mean, ctx.rstd
+        rows = mean.shape[0]
+        cols = math.prod(shape[len(shape) - ctx.n_norm:])
+        g2 = be.reshape(g, (rows, cols))
+        x2 = be.reshape(x, (rows, cols))
+        gx = gw = gb = None
+        if nx:
+            w2 = None if w is None else be.reshape(w, (cols,))
+            gx = be.reshape(be.layer_norm_backward(g2, x2, mean, rstd, w2), shape)
+        if nw:
+            xhat = be.mul(be.sub(x2, be.reshape(mean, (rows, 1))), be.reshape(rstd, (rows, 1)))
+            gw = be.reshape(be.sum(be.mul(g2, xhat), (0,)), w.shape)
+        if nb:
+            gb = be.reshape(be.sum(g2, (0,)), ctx.b_shape)
+        return gx, gw, gb, None, None
+
+
+def _shape_list(shape):
+    return "[" + ", ".join(str(s) for s in shape) + "]"
+
+
+def _normalized_shape(normalized_shape):
+    from .._arg_errors import type_name
+    ns = normalized_shape
+    if isinstance(ns, Tensor) or not isinstance(ns, (tuple, list)):
+        raise TypeError("layer_norm(): argument 'normalized_shape' (position 2) must be tuple of ints, "
+                        f"not {type_name(ns)}")
+    for i, s in enumerate(ns):
+        if s.__class__ is bool or not hasattr(s, "__index__"):
+            raise TypeError("layer_norm(): argument 'normalized_shape' (position 2) must be tuple of ints, "
+                            f"but found element of type {type_name(s)} at pos {i}")
+    return tuple(s.__index__() for s in ns)
+
+
+def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-05):
+    """torch.nn.functional.layer_norm, with torch's checks in torch's order."""
+    from ..nn.functional import _tensor
+    _tensor(input, "layer_norm")
+    ns = _normalized_shape(normalized_shape)
+    if not ns:
+        raise RuntimeError("Expected normalized_shape to be at least 1-dimensional, i.e., containing at "
+                           f"least one element, but got normalized_shape = {_shape_list(ns)}")
+    for name, p in (("weight", weight), ("bias", bias)):
+        if p is not None and tuple(p._data.shape) != ns:
+            raise RuntimeError(f"Expected {name} to be of same shape as normalized_shape, but got {name} of "
+                               f"shape {_shape_list(p._data.shape)} and normalized_shape = {_shape_list(ns)}")
+    shape = tuple(input._data.shape)
+    if len(shape) < len(ns) or shape[len(shape) - len(ns):] != ns:
+        raise RuntimeError(f"Given normalized_shape={_shape_list(ns)}, expected input with shape "
+                           f"[*, {', '.join(str(s) for s in ns)}], but got input of size{_shape_list(shape)}")
+    _check_params(input, "LayerNormKernelImpl", weight, bias)
+    return NativeLayerNorm.apply(input, weight, bias, len(ns), float(eps))
+
+
+# ---- batch norm ---------------------------------------------------------------------------------
+
+class NativeBatchNorm(Builtin):
+    """Per channel (dim 1): y = (x - mean) * invstd * weight + bias, the batch's statistics
+    (biased variance) in training, the running ones otherwise; training also updates the
+    running buffers in place (unbiased variance), as torch's kernel does, outside autograd."""
+    _node_name = "NativeBatchNormBackward0"
+
+    @staticmethod
+    def forward(ctx, x, w, b, rm, rv, training, momentum, eps):
+        be = x._device.backend
+        xd = x._data
+        nd, dt = xd.ndim, xd.dtype
+        axes = (0,) + tuple(range(2, nd))
+        bshape = (1, xd.shape[1]) + (1,) * (nd - 2)
+        one = be.ones((), dt)
+        if training:
+            mean = be.mean(xd, axes, True)
+            xc = be.sub(xd, mean)
+            var = be.mean(be.mul(xc, xc), axes, True)
+            n = xd.size // xd.shape[1] if xd.shape[1] else 0
+            if n and (rm is not None or rv is not None):
+                m = float(momentum)
+                if rm is not None:
+                    new = be.add(be.mul(be.reshape(mean, rm._data.shape), m), be.mul(rm._data, 1 - m))
+                    be.copyto(rm._data, new)
+                if rv is not None:
+                    # n > 1 here: F.batch_norm refuses one value per channel in training
+                    unbiased = be.div(be.mul(be.reshape(var, rv._data.shape), float(n)), float(n - 1))
+                    be.copyto(rv._data, be.add(be.mul(unbiased, m), be.mul(rv._data, 1 - m)))
+        else:
+            mean = be.reshape(rm._data, bshape)
+            xc = be.sub(xd, mean)
+            var = be.reshape(rv._data, bshape)
+        invstd = be.div(one, be.sqrt(be.add(var, eps)))
+        y = be.mul(xc, invstd)
+        if w is not None:
+            y = be.mul(y, be.reshape(w._data, bshape))
+        if b is not None:
+            y = be.add(y, be.reshape(b._data, bshape))
+        if ctx is not NO_CTX:
+            ctx.save_for_backward(x, w)
+            # eval: views of the running buffers, read again in backward, as torch's saved
+            # running stats are (a later training step updates them without a version bump)
+            ctx.mean, ctx.training, ctx.eps = mean, training, eps
+            ctx.invstd, ctx.var = (invstd, None) if training else (None, var)
+            ctx.b_shape = None if b is None else b._data.shape
+        return _make(y, x._device)
+
+    @staticmethod
+    def backward(ctx, g):
+        """In Tensor ops; in training, mean and invstd recomputed from x (differentiable again)."""
+        nx, nw, nb = ctx.needs_input_grad[:3]
+        x, w = ctx.saved_tensors
+        nd = x.dim()
+        axes = (0,) + tuple(range(2, nd))
+        bshape = (1, x.shape[1]) + (1,) * (nd - 2)
+        if ctx.training:
+            mu = x.mean(axes, keepdim=True)
+            xc = x - mu
+            invstd = ((xc * xc).mean(axes, keepdim=True) + ctx.eps).sqrt().reciprocal()
+        else:
+            xc = x - _make(ctx.mean, x._device)
+            invstd = (_make(ctx.var, x._device) + ctx.eps).sqrt().reciprocal()
+        xhat = xc * invstd
+        gx = gw = gb = None
+        if nx:
+            scale = invstd * w.reshape(bshape) if w is not None else invstd
+            if ctx.training:
+                gx = scale * ((g - g.mean(axes, keepdim=True)) - xhat * (g * xhat).mean(axes, keepdim=True))
+            else:
+                gx = g * scale
+        if nw:
+            gw = (g * xhat).sum(axes)
+        if nb:
+            gb = g.sum(axes).reshape(ctx.b_shape)
+        return gx, gw, gb, None, None, None, None, None
+
+    @staticmethod
+    def backward_raw(ctx, be, g):
+        nx, nw, nb = ctx.needs_input_grad[:3]
+        x, w = ctx.saved_arrays()
+        nd = x.ndim
+        axes = (0,) + tuple(range(2, nd))
+        bshape = (1, x.shape[1]) + (1,) * (nd - 2)
+        invstd = ctx.invstd
+        if invstd is None:
+            invstd = be.div(be.ones((), x.dtype), be.sqrt(be.add(ctx.var, ctx.eps)))
+        xhat = be.mul(be.sub(x, ctx.mean), invstd)
+        gx = gw = gb = None
+        if nx:
+            scale = invstd if w is None else be.mul(invstd, be.reshape(w, bshape))
+            if ctx.training:
+                inner = be.sub(be.sub(g, be.mean(g, axes, True)), be.mul(xhat, be.mean(be.mul(g, xhat), axes, True)))
+                gx = be.mul(scale, inner)
+            else:
+                gx = be.mul(g, scale)
+        if nw:
+            gw = be.sum(be.mul(g, xhat), axes)
+        if nb:
+            gb = be.reshape(be.sum(g, axes), ctx.b_shape)
+        return gx, gw, gb, None, None, None, None, None
+
+
+def batch_norm(input, running_mean, running_var, weight=None, bias=None, training=False, momentum=0.1,
+               eps=1e-05):
+    """torch.nn.functional.batch_norm, with torch's checks in torch's order."""
+    from ..nn.functional import _tensor
+    _tensor(input, "batch_norm")
+    shape = tuple(input._data.shape)
+    if training:
+        size_prods = shape[0] if shape else 1
+        for s in shape[2:]:
+            size_prods *= s
+        if size_prods == 1:
+            from ..tensor import Size
+            raise ValueError(f"Expected more than 1 value per channel when training, got input size {Size(shape)!r}")
+    if training and eps <= 0.0:
+        raise ValueError(f"batch_norm eps must be positive during training, but got {eps}")
+    elif eps < 0.0:
+        raise ValueError(f"batch_norm eps must be non-negative, but got {eps}")
+    _check_params(input, "batch_norm", weight, bias, running_mean, running_var)
+    features = shape[1] if len(shape) > 1 else 0
+    for name, t in (("running_mean", running_mean), ("running_var", running_var)):
+        if t is not None:
+            if t._data.size != features:
+                raise RuntimeError(f"{name} should contain {features} elements not {t._data.size}")
+        elif not training:
+            raise RuntimeError(f"{name} must be defined in evaluation mode")
+    for name, t in (("weight", weight), ("bias", bias)):
+        if t is not None and t._data.size != features:
+            raise RuntimeError(f"{name} should contain {features} elements not {t._data.size}")
+    return NativeBatchNorm.apply(input, weight, bias, running_mean, running_var, bool(training),
+                                 float(momentum), float(eps))
