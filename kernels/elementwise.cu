@@ -138,6 +138,18 @@ MATH_FN(m_log, logf, log)
 MATH_FN(m_log1p, log1pf, log1p)
 MATH_FN(m_expm1, expm1f, expm1)
 MATH_FN(m_erf, erff, erf)
+MATH_FN(m_tan, tanf, tan)
+MATH_FN(m_asin, asinf, asin)
+MATH_FN(m_acos, acosf, acos)
+MATH_FN(m_atan, atanf, atan)
+MATH_FN(m_sinh, sinhf, sinh)
+MATH_FN(m_cosh, coshf, cosh)
+MATH_FN(m_asinh, asinhf, asinh)
+MATH_FN(m_acosh, acoshf, acosh)
+MATH_FN(m_atanh, atanhf, atanh)
+MATH_FN(m_log2, log2f, log2)
+MATH_FN(m_log10, log10f, log10)
+MATH_FN(m_exp2, exp2f, exp2)
 MATH_FN(m_sqrt, sqrtf, sqrt)
 MATH_FN(m_sin, sinf, sin)
 MATH_FN(m_cos, cosf, cos)
@@ -191,6 +203,34 @@ __device__ __forceinline__ float m_fmod(float a, float b) { return fmodf(a, b); 
 __device__ __forceinline__ double m_fmod(double a, double b) { return fmod(a, b); }
 __device__ __forceinline__ float m_copysign(float a, float b) { return copysignf(a, b); }
 __device__ __forceinline__ double m_copysign(double a, double b) { return copysign(a, b); }
+
+// ---- two-argument math (torch.atan2, hypot, logaddexp, logaddexp2, xlogy), floats only --------
+#define MATH_FN2(name, f32fn, f64fn)                                                      \
+    __device__ __forceinline__ float name(float a, float b) { return f32fn(a, b); }      \
+    __device__ __forceinline__ double name(double a, double b) { return f64fn(a, b); }
+
+MATH_FN2(m_atan2, atan2f, atan2)
+MATH_FN2(m_hypot, hypotf, hypot)
+
+// +-inf only (inf - inf is NaN, and x == x rules NaN out): no header's isinf under NVRTC
+template <class T> __device__ __forceinline__ bool m_isinf(T x) { return x - x != x - x && x == x; }
+// torch's formulas: equal infinities give themselves (inf - inf would be NaN), else the larger
+// plus log1p of the smaller's share; std::max's NaN rule (a NaN a wins; a NaN b makes |a - b| NaN)
+template <class T> __device__ __forceinline__ T m_logaddexp(T a, T b) {
+    if (m_isinf(a) && a == b) return a;
+    const T m = a < b ? b : a;
+    return m + m_log1p(m_exp(-m_abs(a - b)));
+}
+template <class T> __device__ __forceinline__ T m_logaddexp2(T a, T b) {
+    if (m_isinf(a) && a == b) return a;
+    const T m = a < b ? b : a;
+    return m + m_log1p(m_exp2(-m_abs(a - b))) * T(1.4426950408889634);   // 1 / ln 2
+}
+// x * log(y), 0 where x == 0 unless y is NaN (torch's xlogy)
+template <class T> __device__ __forceinline__ T m_xlogy(T x, T y) {
+    if (y != y) return y;
+    return x == T(0) ? T(0) : x * m_log(y);
+}
 
 template <class T> __device__ __forceinline__ T floordiv_float(T a, T b) {
     if (b == T(0)) return a / b;
@@ -275,6 +315,19 @@ UNARY_OP(Log, UNROLL_MATH, m_log(x))
 UNARY_OP(Log1p, UNROLL_MATH, m_log1p(x))
 UNARY_OP(Expm1, UNROLL_MATH, m_expm1(x))
 UNARY_OP(Erf, UNROLL_MATH, m_erf(x))
+UNARY_OP(Tan, UNROLL_MATH, m_tan(x))
+UNARY_OP(Asin, UNROLL_MATH, m_asin(x))
+UNARY_OP(Acos, UNROLL_MATH, m_acos(x))
+UNARY_OP(Atan, UNROLL_MATH, m_atan(x))
+UNARY_OP(Sinh, UNROLL_MATH, m_sinh(x))
+UNARY_OP(Cosh, UNROLL_MATH, m_cosh(x))
+UNARY_OP(Asinh, UNROLL_MATH, m_asinh(x))
+UNARY_OP(Acosh, UNROLL_MATH, m_acosh(x))
+UNARY_OP(Atanh, UNROLL_MATH, m_atanh(x))
+UNARY_OP(Log2, UNROLL_MATH, m_log2(x))
+UNARY_OP(Log10, UNROLL_MATH, m_log10(x))
+UNARY_OP(Exp2, UNROLL_MATH, m_exp2(x))
+UNARY_OP(Rsqrt, UNROLL_MATH, T(1) / m_sqrt(x))              // torch's CPU formula: rsqrt(-0) = -inf
 UNARY_OP(Sqrt, UNROLL_MATH, m_sqrt(x))
 UNARY_OP(Sin, UNROLL_MATH, m_sin(x))
 UNARY_OP(Cos, UNROLL_MATH, m_cos(x))
@@ -297,6 +350,12 @@ BINARY_OP(FloorDivide, UNROLL_MATH, m_floordiv(a, b))
 BINARY_OP(TruncDivide, UNROLL_MATH, m_truncdiv(a, b))
 BINARY_OP(Remainder, UNROLL_MATH, m_remainder(a, b))
 BINARY_OP(Fmod, UNROLL_MATH, m_fmodop(a, b))
+BINARY_OP(Atan2, UNROLL_MATH, m_atan2(a, b))
+BINARY_OP(Hypot, UNROLL_MATH, m_hypot(a, b))
+BINARY_OP(Logaddexp, UNROLL_MATH, m_logaddexp(a, b))
+BINARY_OP(Logaddexp2, UNROLL_MATH, m_logaddexp2(a, b))
+BINARY_OP(Copysign, UNROLL_CHEAP, m_copysign(a, b))
+BINARY_OP(Xlogy, UNROLL_MATH, m_xlogy(a, b))
 // NaN from either side wins, as torch. Ties return a (torch itself is not consistent about
 // which zero max(-0.0, +0.0) gives). x != x is false for integers and folds away.
 BINARY_OP(Maximum, UNROLL_CHEAP, b != b ? b : (a < b ? b : a))
@@ -982,6 +1041,30 @@ NUMERIC_KERNELS(f32, float)
 NUMERIC_KERNELS(f64, double)
 NUMERIC_KERNELS(i64, long long)
 NUMERIC_KERNELS(i32, int)
+// the rest of torch's float math (trigonometric, hyperbolic, base-2/10, two-argument): f32, f64
+#define MATH_MORE_KERNELS(sfx, T)                                              \
+    UNARY_ALL(tan, Tan, sfx, T)                                                \
+    UNARY_ALL(asin, Asin, sfx, T)                                              \
+    UNARY_ALL(acos, Acos, sfx, T)                                              \
+    UNARY_ALL(atan, Atan, sfx, T)                                              \
+    UNARY_ALL(sinh, Sinh, sfx, T)                                              \
+    UNARY_ALL(cosh, Cosh, sfx, T)                                              \
+    UNARY_ALL(asinh, Asinh, sfx, T)                                            \
+    UNARY_ALL(acosh, Acosh, sfx, T)                                            \
+    UNARY_ALL(atanh, Atanh, sfx, T)                                            \
+    UNARY_ALL(log2, Log2, sfx, T)                                              \
+    UNARY_ALL(log10, Log10, sfx, T)                                            \
+    UNARY_ALL(exp2, Exp2, sfx, T)                                              \
+    UNARY_ALL(rsqrt, Rsqrt, sfx, T)                                            \
+    BINARY_ALL(atan2, Atan2, sfx, T)                                           \
+    BINARY_ALL(hypot, Hypot, sfx, T)                                           \
+    BINARY_ALL(logaddexp, Logaddexp, sfx, T)                                   \
+    BINARY_ALL(logaddexp2, Logaddexp2, sfx, T)                                 \
+    BINARY_ALL(copysign, Copysign, sfx, T)                                     \
+    BINARY_ALL(xlogy, Xlogy, sfx, T)
+
+MATH_MORE_KERNELS(f32, float)
+MATH_MORE_KERNELS(f64, double)
 DIVISION_KERNELS(f32, float)
 DIVISION_KERNELS(f64, double)
 DIVISION_KERNELS(i64, long long)

@@ -28,6 +28,11 @@ from .functional import divide, true_divide, floor_divide, remainder, fmod  # no
 from .ops.einsum import einsum  # noqa: F401
 from .ops.unique import unique, unique_consecutive, bincount  # noqa: F401
 from .ops.search import searchsorted, bucketize  # noqa: F401
+from .ops.math_more import FUNCTIONS as _MATH_MORE  # tan ... rsqrt, atan2 ... xlogy, roll, addmm, median, ...
+globals().update(_MATH_MORE)
+from . import linalg  # noqa: E402,F401
+from .ops.loss_more import cosine_similarity, pairwise_distance, cdist, dist  # noqa: F401
+from .ops.strided import as_strided, diagonal  # noqa: F401
 from ._tensor_str import set_printoptions, get_printoptions
 from . import viz
 

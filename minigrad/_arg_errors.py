@@ -422,8 +422,15 @@ _SPECS.update({
             "Tensor input, Tensor other, *, str? rounding_mode, Tensor out=None",
             "Tensor input, Scalar other, *, str? rounding_mode"),
 })
+_SPECS.update({  # ops/math_more.py
+    "copysign": _SPECS["fmod"], "copysign_": ("Tensor input, Tensor other", "Tensor input, Scalar other"),
+    "xlogy": ("Tensor input, Tensor other, *, Tensor out=None", "Scalar self, Tensor other, *, Tensor out=None",
+              "Tensor input, Scalar other, *, Tensor out=None"),
+    "xlogy_": ("Tensor input, Tensor other", "Tensor input, Scalar other"),
+})
 # a Tensor method whose overloads are not its function's without input (pow's Scalar self)
 _METHOD_SPECS = {"pow": ("Tensor input, Tensor exponent", "Tensor input, Scalar exponent"),
+                 "xlogy": ("Tensor input, Tensor other", "Tensor input, Scalar other"),
                  "remainder": ("Tensor input, Tensor other", "Tensor input, Scalar other")}
 for _a, _b in (("min", "max"), ("amin", "amax"), ("argmin", "argmax"), ("all", "any"), ("std", "var"),
                ("log_softmax", "softmax"), ("swapdims", "transpose"), ("concat", "cat"), ("stack", "cat"),

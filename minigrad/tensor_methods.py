@@ -609,6 +609,8 @@ def _int_list_method(op, arg, fn):
 Tensor.expand = _int_list_method("expand", "size", sh.expand)
 Tensor.repeat = _int_list_method("repeat", "repeats", sh.repeat)
 Tensor.tile = _int_list_method("tile", "dims", sh.tile)
+from .ops import strided as _strided  # noqa: E402
+Tensor.as_strided, Tensor.unfold, Tensor.diagonal = _strided.as_strided, _strided.unfold, _strided.diagonal
 Tensor.expand_as = lambda self, other: sh.expand(self, other._data.shape)
 Tensor.reshape_as = lambda self, other: sh.reshape(self, other._data.shape)
 Tensor.view_as = lambda self, other: sh.view(self, other._data.shape)
@@ -818,3 +820,7 @@ Tensor.unique = lambda self, sorted=True, return_inverse=False, return_counts=Fa
 Tensor.unique_consecutive = lambda self, return_inverse=False, return_counts=False, dim=None: \
     _unique.unique_consecutive(self, return_inverse, return_counts, dim)
 Tensor.bincount = lambda self, weights=None, minlength=0: _unique.bincount(self, weights, minlength)
+
+# ---- the rest of torch's math (ops/math_more.py): tan, atan2, xlogy, roll, addmm, median, quantile, ...
+from .ops import math_more as _math_more  # noqa: E402
+_math_more.install(Tensor)

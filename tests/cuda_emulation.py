@@ -532,6 +532,25 @@ def broadcast_to(array, shape):
     return _wrap(array._alloc, view, _root(array))
 
 
+def _as_strided(x, shape=None, strides=None):
+    """cupy.lib.stride_tricks.as_strided: a view of x's allocation from x's first element with
+    the given byte strides; reaching outside the allocation is a fault (CuPy would not check)."""
+    if not isinstance(x, ndarray):
+        raise TypeError("emulated as_strided takes a device array")
+    shape = x.shape if shape is None else tuple(int(s) for s in shape)
+    strides = x.strides if strides is None else tuple(int(s) for s in strides)
+    off = _host_ptr(x._np) - _host_ptr(x._alloc.buf)
+    if math.prod(shape):
+        lo = off + sum((n - 1) * s for n, s in zip(shape, strides) if s < 0)
+        hi = off + sum((n - 1) * s for n, s in zip(shape, strides) if s > 0) + x.itemsize
+        if lo < 0 or hi > x._alloc.nbytes:
+            fault(f"as_strided reaches bytes [{lo}, {hi}) of an allocation of {x._alloc.nbytes}")
+        view = np.ndarray(shape, x.dtype, buffer=x._alloc.buf, offset=off, strides=strides)
+    else:
+        view = np.ndarray(shape, x.dtype, buffer=x._alloc.buf, offset=0, strides=strides)
+    return _wrap(x._alloc, view, _root(x))
+
+
 def concatenate(arrays, axis=0, out=None, dtype=None, casting="same_kind"):
     arrays = list(arrays)
     if not all(isinstance(a, ndarray) for a in arrays):
@@ -938,6 +957,35 @@ BINARY = {"add": np.add, "sub": np.subtract, "mul": np.multiply, "div": np.divid
           "sigmoid_backward": lambda g, y: g * (1 - y) * y,
           "tanh_backward": lambda g, y: g * ((1 - y) * (1 + y)), **DIVISION}
 
+
+
+def _logaddexp_model(exp, scale):
+    def op(a, b):
+        a, b = np.asarray(a), np.asarray(b)
+        with np.errstate(all="ignore"):
+            m = np.where(a < b, b, a)
+            r = m + np.log1p(exp(-np.abs(a - b))) * a.dtype.type(scale)
+            return np.where(np.isinf(a) & (a == b), a, r).astype(a.dtype)
+    return op
+
+
+def _xlogy_model(a, b):
+    with np.errstate(all="ignore"):
+        r = np.where(a == 0, np.zeros((), a.dtype), a * np.log(b))
+        return np.where(b != b, b, r).astype(a.dtype)
+
+
+# elementwise.cu's MATH_MORE_KERNELS (f32, f64)
+MATH_MORE_UNARY = {"tan": np.tan, "asin": np.arcsin, "acos": np.arccos, "atan": np.arctan, "sinh": np.sinh,
+                   "cosh": np.cosh, "asinh": np.arcsinh, "acosh": np.arccosh, "atanh": np.arctanh,
+                   "log2": np.log2, "log10": np.log10, "exp2": np.exp2,
+                   "rsqrt": lambda x: (np.ones((), x.dtype) / np.sqrt(x)).astype(x.dtype)}
+MATH_MORE_BINARY = {"atan2": np.arctan2, "hypot": np.hypot, "logaddexp": _logaddexp_model(np.exp, 1.0),
+                    "logaddexp2": _logaddexp_model(np.exp2, 1.4426950408889634), "copysign": np.copysign,
+                    "xlogy": _xlogy_model}
+UNARY.update(MATH_MORE_UNARY)
+BINARY.update(MATH_MORE_BINARY)
+
 KERNELS = {}   # name -> (file, [param kinds], implementation)
 
 
@@ -1212,7 +1260,7 @@ def _register_elementwise():
     f = "elementwise.cu"
     floats, ints = ("f32", "f64"), ("i64", "i32")
     unary = {t: ("neg", "abs", "exp", "log", "log1p", "expm1", "erf", "sqrt", "sin", "cos", "tanh", "sigmoid",
-                 "relu", "sign", "floor", "ceil", "trunc", "round") for t in floats}
+                 "relu", "sign", "floor", "ceil", "trunc", "round") + tuple(MATH_MORE_UNARY) for t in floats}
     unary.update({t: ("neg", "abs", "relu", "sign") for t in ints})
     for t, ops in unary.items():
         for op in ops:
@@ -1224,6 +1272,8 @@ def _register_elementwise():
     binary = {t: ("add", "sub", "mul", "div", "pow", "maximum", "minimum") for t in floats}
     binary.update({t: ("add", "sub", "mul", "maximum", "minimum", "pow") for t in ints})
     binary = {t: ops + tuple(DIVISION) for t, ops in binary.items()}
+    for t in floats:
+        binary[t] += tuple(MATH_MORE_BINARY)
     forms = [(t, op, t) for t, ops in binary.items() for op in ops]
     forms += [(t, op, "b8") for t in floats + ints for op in ("eq", "ne", "lt", "le", "gt", "ge")]
     forms += [("b8", op, "b8") for op in ("eq", "ne")]
@@ -2067,6 +2117,10 @@ def _build_modules():
     rnd = types.ModuleType("cupy.random")
     rnd.RandomState = RandomState
     cp.random = rnd
+    lib = types.ModuleType("cupy.lib")
+    lib.stride_tricks = types.ModuleType("cupy.lib.stride_tricks")
+    lib.stride_tricks.as_strided = _as_strided
+    cp.lib = lib
     cupyx = types.ModuleType("cupyx")
     cupyx.scatter_add = lambda a, slices, value: a.scatter_add(slices, value)
     cupyx._emulated = True

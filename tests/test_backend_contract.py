@@ -1295,6 +1295,31 @@ def strides_case(dtype):
     return check
 
 
+def as_strided_case(dtype):
+    """A view of the memory with the given element strides and offset (from the array's first
+    element, maybe before it): overlapping windows, a step, a 0 stride, a view's offset, a write."""
+    @custom(np.dtype(dtype).name)
+    def check(be, f):
+        host = np.arange(12).astype(dtype)
+        a = be.asarray(host)
+        got = f(a, (4, 3), (2, 1), 1)  # overlapping windows
+        check_array(be, got, np.lib.stride_tricks.as_strided(host[1:], (4, 3), (2 * host.itemsize,
+                                                                                  host.itemsize)).astype(F64), dtype)
+        assert be.data_ptr(got) == be.data_ptr(a) + host.itemsize
+        check_array(be, f(a, (2, 3), (1, 4), 0), host.reshape(3, 4).T[:2].astype(F64), dtype)
+        check_array(be, f(a, (3, 2), (0, 5), 2), np.tile(host[[2, 7]], (3, 1)).astype(F64), dtype)
+        view = be.getitem(be.reshape(a, (3, 4)), (slice(1, 3), slice(1, 3)))  # starts at element 5
+        check_array(be, f(view, (3,), (2,), -5), host[0:6:2].astype(F64), dtype)
+        check_array(be, f(view, (2, 2), (4, 1), 0), host.reshape(3, 4)[1:, 1:3].astype(F64), dtype)
+        assert f(a, (0, 3), (1, 1), 0).shape == (0, 3)
+        w = f(a, (2,), (3,), 3)
+        be.copyto(w, be.zeros((), a.dtype))  # a view: the write reaches a
+        expect = host.astype(F64)
+        expect[[3, 6]] = 0
+        check_array(be, a, expect, dtype)
+    return check
+
+
 def ascontiguous_case(x):
     @custom(describe(x))
     def check(be, f):
@@ -1402,6 +1427,23 @@ TABLE = {
     "trunc": unary_rows(np.trunc, special=[([-1.7, 1.7, -0.2], F32, [-1.0, 1.0, -0.0])]),
     "round": unary_rows(np.rint, special=[([-2.5, -1.5, -0.5, 0.5, 1.5, 2.5, 2.6], F32,
                                            [-2.0, -2.0, -0.0, 0.0, 2.0, 2.0, 3.0])]),  # half to even
+    # the rest of torch's float math (elementwise.cu's MATH_MORE_KERNELS)
+    "tan": unary_rows(np.tan, lo=-1.4, hi=1.4, special=[([0.0, -0.0, np.inf], F32, [0.0, -0.0, np.nan])]),
+    "asin": unary_rows(np.arcsin, lo=-0.99, hi=0.99,
+                       special=[([1.0, -1.0, 2.0], F64, [np.pi / 2, -np.pi / 2, np.nan])]),
+    "acos": unary_rows(np.arccos, lo=-0.99, hi=0.99, special=[([1.0, -1.0, -1.5], F32, [0.0, np.pi, np.nan])]),
+    "atan": unary_rows(np.arctan, lo=-5.0, hi=5.0,
+                       special=[([np.inf, -np.inf, -0.0], F64, [np.pi / 2, -np.pi / 2, -0.0])]),
+    "sinh": unary_rows(np.sinh, special=[([-np.inf, 0.0, 1000.0], F32, [-np.inf, 0.0, np.inf])]),
+    "cosh": unary_rows(np.cosh, special=[([-np.inf, 0.0, -1000.0], F64, [np.inf, 1.0, np.inf])]),
+    "asinh": unary_rows(np.arcsinh, lo=-5.0, hi=5.0, special=[([-np.inf, -0.0, np.nan], F32, [-np.inf, -0.0, np.nan])]),
+    "acosh": unary_rows(np.arccosh, lo=1.0, hi=6.0, special=[([1.0, np.inf, 0.5], F64, [0.0, np.inf, np.nan])]),
+    "atanh": unary_rows(np.arctanh, lo=-0.99, hi=0.99, special=[([1.0, -1.0, 1.5], F32, [np.inf, -np.inf, np.nan])]),
+    "log2": unary_rows(np.log2, lo=0.05, hi=5.0, special=[([0.0, 8.0, -1.0], F64, [-np.inf, 3.0, np.nan])]),
+    "log10": unary_rows(np.log10, lo=0.05, hi=5.0, special=[([0.0, 1000.0, -1.0], F32, [-np.inf, 3.0, np.nan])]),
+    "exp2": unary_rows(np.exp2, special=[([-np.inf, 10.0, 0.5], F64, [0.0, 1024.0, np.sqrt(2.0)])]),
+    "rsqrt": unary_rows(lambda a: 1 / np.sqrt(a), lo=0.05, hi=5.0,
+                        special=[([0.0, -0.0, 4.0, -1.0, np.inf], F32, [np.inf, -np.inf, 0.5, np.nan, 0.0])]),
 
     # elementwise, binary
     "add": arith_rows(np.add),
@@ -1436,6 +1478,24 @@ TABLE = {
     "minimum": arith_rows(np.minimum)
     + [out(arr([np.nan, 1.0, 2.0], F64), arr([0.0, np.nan, 1.0], F64), expect=[np.nan, np.nan, 1.0],
            dtype=F64, label="nan-propagates")],
+    "atan2": arith_rows(np.arctan2, with_ints=False)
+    + [out(arr([0.0, -0.0, 1.0, -1.0], F64), arr([-0.0, -1.0, 0.0, np.inf], F64),
+           expect=[np.pi, -np.pi, np.pi / 2, -0.0], dtype=F64, label="signed-zeros")],
+    "hypot": arith_rows(np.hypot, with_ints=False)
+    + [out(arr([np.inf, 3.0, np.nan], F32), arr([np.nan, 4.0, 1.0], F32), expect=[np.inf, 5.0, np.nan],
+           dtype=F32, label="inf-beats-nan")],
+    "logaddexp": arith_rows(np.logaddexp, with_ints=False)
+    + [out(arr([np.inf, -np.inf, -np.inf, 1000.0, np.nan], F64), arr([np.inf, -np.inf, 1.0, 1000.0, 1.0], F64),
+           expect=[np.inf, -np.inf, 1.0, 1000.0 + np.log(2.0), np.nan], dtype=F64, label="specials")],
+    "logaddexp2": arith_rows(np.logaddexp2, with_ints=False)
+    + [out(arr([-np.inf, 3.0, 1.0], F32), arr([-np.inf, 3.0, np.nan], F32), expect=[-np.inf, 4.0, np.nan],
+           dtype=F32, label="specials")],
+    "copysign": arith_rows(np.copysign, with_ints=False)
+    + [out(arr([1.0, 2.0, -3.0], F32), arr([-0.0, np.nan, 0.0], F32), expect=[-1.0, 2.0, 3.0],
+           dtype=F32, label="signed-zeros")],
+    "xlogy": arith_rows(lambda a, b: a * np.log(b), with_ints=False, pos_second=True)
+    + [out(arr([0.0, 0.0, 2.0, 0.0, 1.0], F64), arr([0.0, np.inf, 0.0, np.nan, -1.0], F64),
+           expect=[0.0, 0.0, -np.inf, np.nan, np.nan], dtype=F64, label="zeros-and-nan")],
     "eq": compare_rows(np.equal),
     "ne": compare_rows(np.not_equal),
     "lt": compare_rows(np.less),
@@ -1655,6 +1715,7 @@ TABLE = {
                      ascontiguous_case(u()), ascontiguous_case(Transposed(ints(3, 4)))],
     "data_ptr": [data_ptr_case(F32), data_ptr_case(F64), data_ptr_case(I64), data_ptr_case(BOOL)],
     "strides": [strides_case(F32), strides_case(F64), strides_case(I64), strides_case(BOOL)],
+    "as_strided": [as_strided_case(F32), as_strided_case(F64), as_strided_case(I64), as_strided_case(BOOL)],
 }
 
 

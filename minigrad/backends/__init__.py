@@ -11,6 +11,8 @@ PRIMITIVES = (
     "rand", "randn", "randint", "seed", "astype", "copy",
     # elementwise, unary
     "neg", "abs", "exp", "log", "log1p", "expm1", "erf", "sqrt", "sin", "cos", "tanh", "sigmoid", "relu", "sign",
+    # the rest of torch's float math, of float arrays (rsqrt: 1 / sqrt)
+    "tan", "asin", "acos", "atan", "sinh", "cosh", "asinh", "acosh", "atanh", "log2", "log10", "exp2", "rsqrt",
     # rounding to integral values, of float arrays (round: half to even)
     "floor", "ceil", "trunc", "round",
     # elementwise, binary (second operand an array or a Python scalar); axpy(dst, src, alpha):
@@ -23,6 +25,10 @@ PRIMITIVES = (
     # a's); integers wrap (INT_MIN // -1), and a zero integer divisor raises torch's CPU
     # RuntimeError on NumPy and gives 0 on CUDA
     "floor_divide", "trunc_divide", "remainder", "fmod",
+    # two-argument float math (operands of one float dtype; a Python number on either side):
+    # torch's formulas for logaddexp/logaddexp2 (equal infinities give themselves) and xlogy
+    # (0 where x == 0, NaN where y is NaN)
+    "atan2", "hypot", "logaddexp", "logaddexp2", "copysign", "xlogy",
     "eq", "ne", "lt", "le", "gt", "ge", "where", "clip",
     # fused backward formulas (g: the incoming gradient, out/y: the forward's output)
     "relu_backward", "sigmoid_backward", "tanh_backward",
@@ -48,7 +54,10 @@ PRIMITIVES = (
     "matmul",
     # layout: views where the array type allows, copies otherwise; data_ptr(a): the address
     # of a's first element (a view's is its base's plus the view's offset); strides(a): the
-    # step between neighbours along each dim, in elements (0 along a broadcast dim)
+    # step between neighbours along each dim, in elements (0 along a broadcast dim);
+    # as_strided(a, shape, strides, offset): a view of a's memory with those element strides,
+    # starting offset elements (maybe negative) from a's first element; the caller keeps it in bounds
     "reshape", "view", "transpose", "broadcast_to", "getitem", "setitem", "index_add",
     "concatenate", "split", "copyto", "is_contiguous", "ascontiguous", "data_ptr", "strides",
+    "as_strided",
 )

@@ -297,6 +297,64 @@ class CudaBackend:
     def round(self, a):
         return self._unary("round", a)
 
+    # the rest of torch's float math: elementwise.cu's MATH_MORE_KERNELS
+    def tan(self, a):
+        return self._unary("tan", a)
+
+    def asin(self, a):
+        return self._unary("asin", a)
+
+    def acos(self, a):
+        return self._unary("acos", a)
+
+    def atan(self, a):
+        return self._unary("atan", a)
+
+    def sinh(self, a):
+        return self._unary("sinh", a)
+
+    def cosh(self, a):
+        return self._unary("cosh", a)
+
+    def asinh(self, a):
+        return self._unary("asinh", a)
+
+    def acosh(self, a):
+        return self._unary("acosh", a)
+
+    def atanh(self, a):
+        return self._unary("atanh", a)
+
+    def log2(self, a):
+        return self._unary("log2", a)
+
+    def log10(self, a):
+        return self._unary("log10", a)
+
+    def exp2(self, a):
+        return self._unary("exp2", a)
+
+    def rsqrt(self, a):
+        return self._unary("rsqrt", a)
+
+    def atan2(self, a, b):
+        return self._binary("atan2", a, b)
+
+    def hypot(self, a, b):
+        return self._binary("hypot", a, b)
+
+    def logaddexp(self, a, b):
+        return self._binary("logaddexp", a, b)
+
+    def logaddexp2(self, a, b):
+        return self._binary("logaddexp2", a, b)
+
+    def copysign(self, a, b):
+        return self._binary("copysign", a, b)
+
+    def xlogy(self, a, b):
+        return self._binary("xlogy", a, b)
+
     def _backward_helper(self, op, g, out):
         g, out = self.ascontiguous(g), self.ascontiguous(out)
         dx = self.empty(g.shape, g.dtype)
@@ -1202,6 +1260,18 @@ class CudaBackend:
 
     def strides(self, a):
         return tuple(s // a.itemsize for s in a.strides)
+
+    def as_strided(self, a, shape, strides, offset=0):
+        # from a flat view of the whole allocation (the root array), so the start may lie before a's
+        root = a
+        while root.base is not None:
+            root = root.base
+        isz = a.itemsize
+        start = (a.data.ptr - root.data.ptr) // isz + int(offset)
+        with self.device:
+            flat = cp.lib.stride_tricks.as_strided(root, (root.size,), (isz,))[start:]
+            return cp.lib.stride_tricks.as_strided(flat, tuple(int(n) for n in shape),
+                                                   tuple(int(st) * isz for st in strides))
 
     def ascontiguous(self, a):
         if a.flags.c_contiguous:

@@ -9,12 +9,18 @@ CTYPE = {"f32": np.float32, "f64": np.float64, "i64": np.int64, "i32": np.int32,
 UNARY_OPS = {"f32": ("neg", "abs", "exp", "log", "log1p", "expm1", "erf", "sqrt", "sin", "cos", "tanh",
                      "sigmoid", "relu", "sign", "floor", "ceil", "trunc", "round"),
              "i64": ("neg", "abs", "relu", "sign")}
+# elementwise.cu's MATH_MORE_KERNELS: the rest of torch's float math, f32 and f64
+MATH_MORE_UNARY = ("tan", "asin", "acos", "atan", "sinh", "cosh", "asinh", "acosh", "atanh", "log2", "log10",
+                   "exp2", "rsqrt")
+MATH_MORE_BINARY = ("atan2", "hypot", "logaddexp", "logaddexp2", "copysign", "xlogy")
+UNARY_OPS["f32"] += MATH_MORE_UNARY
 UNARY_OPS["f64"], UNARY_OPS["i32"] = UNARY_OPS["f32"], UNARY_OPS["i64"]
 BINARY_OPS = {"f32": ("add", "sub", "mul", "div", "pow", "maximum", "minimum"),
               "i64": ("add", "sub", "mul", "maximum", "minimum", "pow")}
 # division with rounding (elementwise.cu's DIVISION_KERNELS), of every numeric dtype
 DIVISION_OPS = ("floor_divide", "trunc_divide", "remainder", "fmod")
 BINARY_OPS = {sfx: ops + DIVISION_OPS for sfx, ops in BINARY_OPS.items()}
+BINARY_OPS["f32"] += MATH_MORE_BINARY
 BINARY_OPS["f64"], BINARY_OPS["i32"] = BINARY_OPS["f32"], BINARY_OPS["i64"]
 COMPARE_OPS = {"f32": ("eq", "ne", "lt", "le", "gt", "ge"), "b8": ("eq", "ne")}
 COMPARE_OPS["f64"] = COMPARE_OPS["i64"] = COMPARE_OPS["i32"] = COMPARE_OPS["f32"]

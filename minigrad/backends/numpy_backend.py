@@ -151,6 +151,56 @@ ceil = _returns_array(np.ceil)
 trunc = _returns_array(np.trunc)
 round = _returns_array(np.rint)  # half to even, as torch.round
 
+tan = _returns_array(np.tan)
+asin = _returns_array(np.arcsin)
+acos = _returns_array(np.arccos)
+atan = _returns_array(np.arctan)
+sinh = _returns_array(np.sinh)
+cosh = _returns_array(np.cosh)
+asinh = _returns_array(np.arcsinh)
+acosh = _returns_array(np.arccosh)
+atanh = _returns_array(np.arctanh)
+log2 = _returns_array(np.log2)
+log10 = _returns_array(np.log10)
+exp2 = _returns_array(np.exp2)
+
+
+def rsqrt(a):
+    """1 / sqrt(a), torch's CPU formula (rsqrt(-0.0) is -inf)."""
+    return np.asarray(np.divide(1, np.sqrt(a)), dtype=a.dtype)
+
+
+atan2 = _returns_array(np.arctan2)
+hypot = _returns_array(np.hypot)
+copysign = _returns_array(np.copysign)
+
+
+def _log_add_exp(exp, scale):
+    """torch's logaddexp formula (NumPy's differs in the last bit): equal infinities give
+    themselves, else max + log1p(exp(-|a - b|)) * scale, with std::max's NaN rule."""
+    def op(a, b):
+        dt = np.result_type(a, b)  # a Python number is weak
+        a, b = np.asarray(a, dt), np.asarray(b, dt)
+        with np.errstate(all="ignore"):
+            m = np.where(a < b, b, a)
+            share = np.log1p(exp(-np.abs(a - b)))
+            r = m + (share * dt.type(scale) if scale != 1 else share)
+            return np.asarray(np.where(np.isinf(a) & (a == b), a, r), dtype=dt)
+    return op
+
+
+logaddexp = _log_add_exp(np.exp, 1)
+logaddexp2 = _log_add_exp(np.exp2, 1.4426950408889634)
+
+
+def xlogy(a, b):
+    """a * log(b), 0 where a == 0, NaN where b is NaN (torch.xlogy)."""
+    dt = np.result_type(a, b)
+    a, b = np.asarray(a, dt), np.asarray(b, dt)
+    with np.errstate(all="ignore"):
+        r = np.where(a == 0, np.zeros((), dt), a * np.log(b))
+        return np.asarray(np.where(b != b, b, r), dtype=dt)
+
 
 def sign(a):
     r = np.sign(a)
@@ -736,6 +786,23 @@ def data_ptr(a):
 
 def strides(a):
     return tuple(s // a.itemsize for s in a.strides)
+
+
+class _Strided:
+    """An __array_interface__ over a's memory (what np.lib.stride_tricks.as_strided builds, with
+    a start that may lie before a's first element); base keeps a alive."""
+
+    def __init__(self, a, shape, strides, offset):
+        isz = a.itemsize
+        self.base = a
+        self.__array_interface__ = {
+            "version": 3, "typestr": a.dtype.str, "shape": tuple(int(n) for n in shape),
+            "strides": tuple(int(st) * isz for st in strides),
+            "data": (a.ctypes.data + int(offset) * isz, not a.flags.writeable)}
+
+
+def as_strided(a, shape, strides, offset=0):
+    return np.asarray(_Strided(a, shape, strides, offset))
 
 
 def ascontiguous(a):

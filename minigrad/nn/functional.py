@@ -20,6 +20,11 @@ __all__ = ["linear", "relu", "leaky_relu", "sigmoid", "tanh", "softmax", "log_so
 from ..ops.activations import (silu, mish, hardtanh, relu6, logsigmoid, softmin, hardsigmoid,  # noqa: E402
                                hardswish, prelu, celu, selu, threshold, tanhshrink, softshrink, hardshrink)
 from ..ops.embedding import embedding, one_hot  # noqa: E402
+# convolution and pooling (minigrad/ops/conv.py)
+from ..ops.conv import (conv1d, conv2d, unfold, fold, max_pool1d, max_pool2d, avg_pool1d,  # noqa: E402
+                        avg_pool2d, adaptive_avg_pool1d, adaptive_avg_pool2d)
+__all__ += ["conv1d", "conv2d", "unfold", "fold", "max_pool1d", "max_pool2d", "avg_pool1d", "avg_pool2d",
+            "adaptive_avg_pool1d", "adaptive_avg_pool2d"]
 __all__ += ["silu", "mish", "hardtanh", "relu6", "logsigmoid", "softmin", "hardsigmoid", "hardswish", "prelu",
             "celu", "selu", "threshold", "tanhshrink", "softshrink", "hardshrink", "embedding", "one_hot"]
 
@@ -258,3 +263,15 @@ def binary_cross_entropy_with_logits(input, target, weight=None, size_average=No
 __all__ += ["layer_norm", "batch_norm"]
 layer_norm = _norm.layer_norm
 batch_norm = _norm.batch_norm
+
+
+# ---- more losses, distances and padding (minigrad/ops/loss_more.py, padding.py) --------------------
+
+from ..ops.loss_more import (kl_div, cosine_embedding_loss, margin_ranking_loss, hinge_embedding_loss,  # noqa: E402
+                             soft_margin_loss, multilabel_soft_margin_loss, multi_margin_loss,
+                             multilabel_margin_loss, poisson_nll_loss, gaussian_nll_loss, triplet_margin_loss,
+                             normalize, cosine_similarity, pairwise_distance)
+from ..ops.padding import pad  # noqa: E402
+__all__ += ["kl_div", "cosine_embedding_loss", "margin_ranking_loss", "hinge_embedding_loss", "soft_margin_loss",
+            "multilabel_soft_margin_loss", "multi_margin_loss", "multilabel_margin_loss", "poisson_nll_loss",
+            "gaussian_nll_loss", "triplet_margin_loss", "normalize", "cosine_similarity", "pairwise_distance", "pad"]

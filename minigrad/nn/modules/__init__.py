@@ -23,3 +23,19 @@ __all__ += ["SiLU", "Mish", "Hardtanh", "ReLU6", "LogSigmoid", "Softmin", "Hards
             "CELU", "SELU", "Threshold", "Tanhshrink", "Softshrink", "Hardshrink", "Unflatten", "Embedding",
             "ParameterList", "ParameterDict"]
 __all__ += ["LayerNorm", "BatchNorm1d", "BatchNorm2d"]
+from .conv import Conv1d, Conv2d  # noqa: E402
+from .pooling import (MaxPool1d, MaxPool2d, AvgPool1d, AvgPool2d, AdaptiveAvgPool1d, AdaptiveAvgPool2d,  # noqa: E402
+                      Unfold, Fold)
+__all__ += ["Conv1d", "Conv2d", "MaxPool1d", "MaxPool2d", "AvgPool1d", "AvgPool2d", "AdaptiveAvgPool1d",
+            "AdaptiveAvgPool2d", "Unfold", "Fold"]
+from .loss import (KLDivLoss, CosineEmbeddingLoss, MarginRankingLoss, HingeEmbeddingLoss, SoftMarginLoss,  # noqa: E402
+                   MultiLabelSoftMarginLoss, MultiLabelMarginLoss, MultiMarginLoss, PoissonNLLLoss, GaussianNLLLoss,
+                   TripletMarginLoss)
+from .distance import PairwiseDistance, CosineSimilarity  # noqa: E402
+from .padding import (ZeroPad1d, ZeroPad2d, ConstantPad1d, ConstantPad2d, ReflectionPad1d, ReflectionPad2d,  # noqa: E402
+                      ReplicationPad1d, ReplicationPad2d, CircularPad1d, CircularPad2d)
+__all__ += ["KLDivLoss", "CosineEmbeddingLoss", "MarginRankingLoss", "HingeEmbeddingLoss", "SoftMarginLoss",
+            "MultiLabelSoftMarginLoss", "MultiLabelMarginLoss", "MultiMarginLoss", "PoissonNLLLoss", "GaussianNLLLoss",
+            "TripletMarginLoss", "PairwiseDistance", "CosineSimilarity", "ZeroPad1d", "ZeroPad2d", "ConstantPad1d",
+            "ConstantPad2d", "ReflectionPad1d", "ReflectionPad2d", "ReplicationPad1d", "ReplicationPad2d",
+            "CircularPad1d", "CircularPad2d"]

@@ -1,0 +1,69 @@
+"""torch.linalg: the subset minigrad has. vector_norm (any ord), matrix_norm and norm for the
+orders that need no decomposition ('fro', 1, -1, inf, -inf; 2, -2 and 'nuc' need singular
+values, which minigrad does not compute), and cross."""
+from .ops.math_more import linalg_cross as cross  # noqa: F401
+from .ops import reduce as _reduce
+from .tensor import Tensor
+
+_INF = float("inf")
+
+
+def _tensor(x, op):
+    if not isinstance(x, Tensor):
+        from ._arg_errors import type_name
+        raise TypeError(f"linalg_{op}(): argument 'input' (position 1) must be Tensor, not {type_name(x)}")
+    return x
+
+
+def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None):
+    """The vector norm of x's elements over dim (all of them when None)."""
+    return _reduce.norm(_tensor(x, "vector_norm"), ord, dim, keepdim, dtype)
+
+
+def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None):
+    """The matrix norm over the two dims `dim`: 'fro', or the largest (smallest) absolute column
+    sum for ord 1 (-1), row sum for inf (-inf)."""
+    A = _tensor(A, "matrix_norm")
+    if A.dim() < 2:
+        raise RuntimeError("linalg.matrix_norm: The input tensor A must have at least 2 dimensions.")
+    if not isinstance(dim, (tuple, list)) or len(dim) != 2:
+        raise RuntimeError(f"linalg.matrix_norm: dim must be a 2-tuple. Got {dim}")
+    d0, d1 = (d % A.dim() for d in dim)
+    if d0 == d1:
+        raise RuntimeError(f"linalg.matrix_norm: dims must be different. Got ({dim[0]}, {dim[1]})")
+    if ord == "fro":
+        return _reduce.norm(A, 2, (d0, d1), keepdim, dtype)
+    if ord in ("nuc", 2, -2):
+        raise NotImplementedError(f"linalg.matrix_norm with ord={ord!r} needs singular values, which minigrad "
+                                  "does not compute")
+    if ord not in (1, -1, _INF, -_INF):
+        raise RuntimeError(f"linalg.matrix_norm: Order {ord} not supported.")
+    if not A.dtype.is_floating_point:
+        raise RuntimeError(f"linalg.matrix_norm: Expected a floating point or complex tensor as input. "
+                           f"Got {A.dtype._legacy[:-6]}")
+    if dtype is not None:
+        A = A.to(dtype)
+    # ord 1: sum down each column (over d0), then the extreme over the columns (d1); inf: rows
+    summed, over = (d0, d1) if abs(ord) == 1 else (d1, d0)
+    sums = A.abs().sum(summed, keepdim=True)
+    out = sums.amax(over, keepdim=True) if ord > 0 else sums.amin(over, keepdim=True)
+    return out if keepdim else out.squeeze((d0, d1) if d0 < d1 else (d1, d0))
+
+
+def norm(A, ord=None, dim=None, keepdim=False, *, dtype=None):
+    """torch.linalg.norm: with ord None the 2-norm of the flattened input (of the dims `dim`);
+    otherwise a vector norm over one dim (or of a 1-d input), a matrix norm over two dims (or of a
+    2-d input)."""
+    A = _tensor(A, "norm")
+    if ord is None:
+        return _reduce.norm(A, 2, dim, keepdim, dtype)
+    if isinstance(dim, int):
+        dim = (dim,)
+    if (dim is None and A.dim() == 2) or (dim is not None and len(dim) == 2):
+        return matrix_norm(A, ord, (-2, -1) if dim is None else tuple(dim), keepdim, dtype=dtype)
+    if dim is None and A.dim() != 1:
+        raise RuntimeError(f"linalg.norm: If dim is not specified but ord is, the input must be 1D or 2D. Got "
+                           f"{A.dim()}D.")
+    if isinstance(ord, str):
+        raise RuntimeError(f"linalg.vector_norm: ord must be a number, not {ord!r}")
+    return _reduce.norm(A, ord, dim, keepdim, dtype)

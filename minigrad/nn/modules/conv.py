@@ -1,0 +1,86 @@
+"""nn.Conv1d and nn.Conv2d (minigrad/ops/conv.py: im2col and one batched GEMM)."""
+import math
+
+from ... import creation
+from ...ops import conv as _conv
+from .. import init
+from ..parameter import Parameter
+from .module import Module
+
+_PADDING_MODES = {"zeros", "reflect", "replicate", "circular"}
+
+
+class _ConvNd(Module):
+    _nd = 2
+
+    def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0, dilation=1, groups=1,
+                 bias=True, padding_mode="zeros", device=None, dtype=None):
+        super().__init__()
+        nd, name = self._nd, type(self).__name__
+        if groups <= 0:
+            raise ValueError("groups must be a positive integer")
+        if in_channels % groups != 0:
+            raise ValueError("in_channels must be divisible by groups")
+        if out_channels % groups != 0:
+            raise ValueError("out_channels must be divisible by groups")
+        kernel_size = _conv._ntuple(kernel_size, nd, name, "kernel_size")
+        stride = _conv._ntuple(stride, nd, name, "stride")
+        dilation = _conv._ntuple(dilation, nd, name, "dilation")
+        if isinstance(padding, str):
+            if padding not in ("same", "valid"):
+                raise ValueError(f"Invalid padding string {padding!r}, should be one of {{'valid', 'same'}}")
+            if padding == "same" and any(s != 1 for s in stride):
+                raise ValueError("padding='same' is not supported for strided convolutions")
+        else:
+            padding = _conv._ntuple(padding, nd, name, "padding")
+        if padding_mode not in _PADDING_MODES:
+            raise ValueError(f"padding_mode must be one of {_PADDING_MODES}, but got padding_mode='{padding_mode}'")
+        if padding_mode != "zeros":
+            raise NotImplementedError(f"minigrad's {name} supports padding_mode='zeros' only, not '{padding_mode}' "
+                                      "(reflect, replicate and circular are not implemented)")
+        self.in_channels, self.out_channels, self.kernel_size = in_channels, out_channels, kernel_size
+        self.stride, self.padding, self.dilation, self.groups = stride, padding, dilation, groups
+        self.padding_mode, self.transposed, self.output_padding = padding_mode, False, (0,) * nd
+        self.weight = Parameter(creation.empty((out_channels, in_channels // groups) + kernel_size, dtype=dtype,
+                                               device=device))
+        if bias:
+            self.bias = Parameter(creation.empty(out_channels, dtype=dtype, device=device))
+        else:
+            self.register_parameter("bias", None)
+        self.reset_parameters()
+
+    def reset_parameters(self):
+        init.kaiming_uniform_(self.weight, a=math.sqrt(5))
+        if self.bias is not None:
+            fan_in, _ = init._calculate_fan_in_and_fan_out(self.weight)
+            if fan_in != 0:
+                bound = 1 / math.sqrt(fan_in)
+                init.uniform_(self.bias, -bound, bound)
+
+    def forward(self, input):
+        return _conv.conv(self._nd, input, self.weight, self.bias, self.stride, self.padding, self.dilation,
+                          self.groups)
+
+    def extra_repr(self):
+        s = "{in_channels}, {out_channels}, kernel_size={kernel_size}, stride={stride}"
+        if self.padding != (0,) * self._nd:
+            s += ", padding={padding}"
+        if self.dilation != (1,) * self._nd:
+            s += ", dilation={dilation}"
+        if self.groups != 1:
+            s += ", groups={groups}"
+        if self.bias is None:
+            s += ", bias=False"
+        if self.padding_mode != "zeros":
+            s += ", padding_mode={padding_mode}"
+        return s.format(**self.__dict__)
+
+
+class Conv1d(_ConvNd):
+    """Applies a 1-d convolution over (N, C_in, L) (or unbatched (C_in, L)) inputs."""
+    _nd = 1
+
+
+class Conv2d(_ConvNd):
+    """Applies a 2-d convolution over (N, C_in, H, W) (or unbatched (C_in, H, W)) inputs."""
+    _nd = 2

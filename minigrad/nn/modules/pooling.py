@@ -1,0 +1,108 @@
+"""Pooling modules and nn.Unfold / nn.Fold (minigrad/ops/conv.py)."""
+from ...ops import conv as _conv
+from .module import Module
+
+
+class _MaxPoolNd(Module):
+    def __init__(self, kernel_size, stride=None, padding=0, dilation=1, return_indices=False, ceil_mode=False):
+        super().__init__()
+        self.kernel_size = kernel_size
+        self.stride = stride if stride is not None else kernel_size
+        self.padding, self.dilation = padding, dilation
+        self.return_indices, self.ceil_mode = return_indices, ceil_mode
+
+    def forward(self, input):
+        return _conv.max_pool(self._nd, input, self.kernel_size, self.stride, self.padding, self.dilation,
+                              self.ceil_mode, self.return_indices)
+
+    def extra_repr(self):
+        return ("kernel_size={kernel_size}, stride={stride}, padding={padding}, dilation={dilation}, "
+                "ceil_mode={ceil_mode}").format(**self.__dict__)
+
+
+class MaxPool1d(_MaxPoolNd):
+    _nd = 1
+
+
+class MaxPool2d(_MaxPoolNd):
+    _nd = 2
+
+
+class AvgPool1d(Module):
+    def __init__(self, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True):
+        super().__init__()
+        self.kernel_size = _conv._ntuple(kernel_size, 1, "AvgPool1d", "kernel_size")
+        self.stride = _conv._ntuple(stride if stride is not None else kernel_size, 1, "AvgPool1d", "stride")
+        self.padding = _conv._ntuple(padding, 1, "AvgPool1d", "padding")
+        self.ceil_mode, self.count_include_pad = ceil_mode, count_include_pad
+
+    def forward(self, input):
+        return _conv.avg_pool(1, input, self.kernel_size, self.stride, self.padding, self.ceil_mode,
+                              self.count_include_pad)
+
+    def extra_repr(self):
+        return f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}"
+
+
+class AvgPool2d(Module):
+    def __init__(self, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True,
+                 divisor_override=None):
+        super().__init__()
+        self.kernel_size = kernel_size
+        self.stride = stride if stride is not None else kernel_size
+        self.padding, self.ceil_mode, self.count_include_pad = padding, ceil_mode, count_include_pad
+        self.divisor_override = divisor_override
+
+    def forward(self, input):
+        return _conv.avg_pool(2, input, self.kernel_size, self.stride, self.padding, self.ceil_mode,
+                              self.count_include_pad, self.divisor_override)
+
+    def extra_repr(self):
+        return f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}"
+
+
+class _AdaptiveAvgPoolNd(Module):
+    def __init__(self, output_size):
+        super().__init__()
+        self.output_size = output_size
+
+    def forward(self, input):
+        return _conv.adaptive_avg_pool(self._nd, input, self.output_size)
+
+    def extra_repr(self):
+        return f"output_size={self.output_size}"
+
+
+class AdaptiveAvgPool1d(_AdaptiveAvgPoolNd):
+    _nd = 1
+
+
+class AdaptiveAvgPool2d(_AdaptiveAvgPoolNd):
+    _nd = 2
+
+
+class Unfold(Module):
+    def __init__(self, kernel_size, dilation=1, padding=0, stride=1):
+        super().__init__()
+        self.kernel_size, self.dilation, self.padding, self.stride = kernel_size, dilation, padding, stride
+
+    def forward(self, input):
+        return _conv.unfold(input, self.kernel_size, self.dilation, self.padding, self.stride)
+
+    def extra_repr(self):
+        return "kernel_size={kernel_size}, dilation={dilation}, padding={padding}, stride={stride}".format(
+            **self.__dict__)
+
+
+class Fold(Module):
+    def __init__(self, output_size, kernel_size, dilation=1, padding=0, stride=1):
+        super().__init__()
+        self.output_size, self.kernel_size = output_size, kernel_size
+        self.dilation, self.padding, self.stride = dilation, padding, stride
+
+    def forward(self, input):
+        return _conv.fold(input, self.output_size, self.kernel_size, self.dilation, self.padding, self.stride)
+
+    def extra_repr(self):
+        return ("output_size={output_size}, kernel_size={kernel_size}, dilation={dilation}, padding={padding}, "
+                "stride={stride}").format(**self.__dict__)
