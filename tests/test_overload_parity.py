@@ -271,3 +271,15 @@ def test_stride_and_storage_offset_as_torch(device):
 ])
 def test_stride_errors(call, expect):
     check(lambda L, d: call(L), expect)
+
+
+# ---- squeeze's three overloads record three nodes ------------------------------------------------
+
+def test_squeeze_nodes_as_torch(device):
+    def nodes(L, d):
+        x = L.ones(2, 1, 3, requires_grad=True, device=d)
+        z = L.tensor(1.0, requires_grad=True, device=d)
+        return [type(t.grad_fn).__name__ for t in (x.squeeze(), x.squeeze(1), x.squeeze((1,)), L.squeeze(x, 1),
+                                                   x.squeeze(0), z.squeeze(0), z.squeeze(), x.squeeze([0, 1]))]
+    check(nodes, ["SqueezeBackward0", "SqueezeBackward1", "SqueezeBackward2", "SqueezeBackward1",
+                  "SqueezeBackward1", "SqueezeBackward1", "SqueezeBackward0", "SqueezeBackward2"], device)

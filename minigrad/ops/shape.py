@@ -97,7 +97,15 @@ class Unsqueeze(Reshape):
 
 
 class Squeeze(Reshape):
-    _node_name = "SqueezeBackward0"
+    _node_name = "SqueezeBackward0"  # squeeze(): every dim of size 1
+
+
+class SqueezeDim(Squeeze):
+    _node_name = "SqueezeBackward1"  # squeeze(dim)
+
+
+class SqueezeDims(Squeeze):
+    _node_name = "SqueezeBackward2"  # squeeze((dim, ...))
 
 
 def reshape(a, shape):
@@ -152,7 +160,8 @@ def squeeze(a, dim=None):
             from .._arg_errors import dim_type_error
             raise dim_type_error("squeeze", dim) from None
         dims = {d for d in dims if shape and shape[d] == 1}
-    return apply_first(Squeeze, a, tuple(s for i, s in enumerate(shape) if i not in dims))
+    cls = Squeeze if dim is None else SqueezeDims if isinstance(dim, (tuple, list)) else SqueezeDim
+    return apply_first(cls, a, tuple(s for i, s in enumerate(shape) if i not in dims))
 
 
 class Permute(Builtin):
