@@ -1659,6 +1659,46 @@ def _register_norm():
         _kernel("norm.cu", f"layer_norm_bwd_{t}", [f"P:{t}"] * 6 + ["i64", "i64"], _layer_norm_kernel("bwd", t))
 
 
+# ---- im2col / col2im (conv.cu) ----
+
+def _conv_kernel(kind, t):
+    """conv.cu's im2col_<t> / col2im_<t> on (n, c, h, w), through the NumPy backend's primitives
+    (col2im adds the kernel offsets in the kernel's order, so the sums are the same)."""
+    name = f"{kind}_{t}"
+
+    def run(L, src, dst, *geometry):
+        grid, block, smem = L
+        if block[1] != 1 or block[2] != 1:
+            fault(f"{name}: takes a 1-d block, got {block}")
+        _flat_grid_static_smem(name, "conv", grid, smem)
+        n, c, h, w, kh, kw, dh, dw, ph, pw, sh, sw, oh, ow = (int(v) for v in geometry)
+        if min(n, c, h, w, oh, ow, ph, pw) < 0 or min(kh, kw, dh, dw, sh, sw) < 1:
+            fault(f"{name}: invalid geometry {geometry}")
+        from minigrad.backends import numpy_backend as nb
+        img, col = n * c * h * w, n * c * kh * kw * oh * ow
+        nin, nout = (img, col) if kind == "im2col" else (col, img)
+        if nout == 0:
+            fault(f"{name}: launched with an empty output (the backend must not launch)")
+        iin, iout = np.arange(nin), np.arange(nout)
+        _no_overlap(name, [(dst, iout)], [(src, iin)])
+        v = src.read(iin)
+        geo = ((kh, kw), (dh, dw), (ph, pw), (sh, sw), (oh, ow))
+        if kind == "im2col":
+            res = nb.im2col(v.reshape(n, c, h, w), *geo)
+        else:
+            cols = v.reshape(n, c * kh * kw, oh * ow)
+            res = nb.col2im(cols, (h, w), *geo)
+            _error_scale(dst, iout, nb.col2im(np.abs(cols), (h, w), *geo).reshape(-1))
+        dst.write(iout, res.reshape(-1))
+    return run
+
+
+def _register_conv():
+    for t in ("f32", "f64", "i64"):
+        for kind in ("im2col", "col2im"):
+            _kernel("conv.cu", f"{kind}_{t}", [f"P:{t}", f"P:{t}"] + ["i64"] * 14, _conv_kernel(kind, t))
+
+
 # ---- GEMM (matmul.cu) ----
 
 GEMM_TILES = {("gemm", "f32"): (256, 128, 128), ("gemm_small", "f32"): (256, 32, 32),
@@ -1721,6 +1761,7 @@ _register_elementwise()
 _register_rows()
 _register_norm()
 _register_gemm()
+_register_conv()
 
 
 # ---- scans (scan.cu) ----

@@ -60,4 +60,10 @@ PRIMITIVES = (
     "reshape", "view", "transpose", "broadcast_to", "getitem", "setitem", "index_add",
     "concatenate", "split", "copyto", "is_contiguous", "ascontiguous", "data_ptr", "strides",
     "as_strided",
+    # convolution's data movement, (N, C, *spatial) with one or two spatial dims, k/dil/stride/out
+    # per spatial dim, pads the zeros before each (those after follow from out):
+    # im2col(x, k, dil, pads, stride, out) -> contiguous columns (N, C * prod(k), prod(out));
+    # col2im(cols, spatial, k, dil, pads, stride, out) -> its adjoint (N, C, *spatial), each
+    # element the sum of the entries read from it, added in row-major kernel-offset order
+    "im2col", "col2im",
 )

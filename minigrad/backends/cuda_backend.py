@@ -27,6 +27,7 @@ from .cuda_kernel_table import (ADAGRAD_LIST_MAX, ADAM_LIST_MAX, AXPY_LIST_MAX, 
                                 GEMM_TILES, GRID_YZ_MAX, MAX_DIMS, RMSPROP_LIST_MAX, SFX as _SFX, SGD_LIST_MAX,
                                 SORT_THREADS, SORT_TILE,
                                 col_launch, row_launch)
+from .cuda_kernel_table import CONV_SFX
 from .cuda_kernel_table import scan_col_launch, scan_launch
 
 
@@ -1278,3 +1279,34 @@ class CudaBackend:
             return a
         with self.device:
             return a.copy(order="C")
+
+    # ---- convolution's data movement (kernels/conv.cu) ----------------------------------
+    @staticmethod
+    def _conv_geometry(c, spatial, k, dil, pads, stride, out):
+        """conv.cu's (c, h, w, kh, kw, dh, dw, ph, pw, sh, sw, oh, ow): 1-d as height 1."""
+        lead = 2 - len(spatial)
+        g = [(1,) * lead + tuple(v) for v in (spatial, k, dil)] + [(0,) * lead + tuple(pads)]
+        g += [(1,) * lead + tuple(v) for v in (stride, out)]
+        return tuple(np.int64(v) for v in (c,) + tuple(x for pair in g for x in pair))
+
+    def _conv_launch(self, kname, src, dst, n, geometry):
+        if dst.size:
+            self._launch("conv.cu", kname, self._grid(dst.size), (BLOCK,), (src, dst, np.int64(n)) + geometry)
+        return dst
+
+    def im2col(self, x, k, dil, pads, stride, out):
+        if _SFX[x.dtype] not in CONV_SFX:  # bools and int32 move through int64 (exact)
+            return self.astype(self.im2col(self.astype(x, np.int64), k, dil, pads, stride, out), x.dtype)
+        n, c = x.shape[:2]
+        cols = self.empty((n, c * math.prod(k), math.prod(out)), x.dtype)
+        geometry = self._conv_geometry(c, x.shape[2:], k, dil, pads, stride, out)
+        return self._conv_launch(f"im2col_{_SFX[x.dtype]}", self.ascontiguous(x), cols, n, geometry)
+
+    def col2im(self, cols, spatial, k, dil, pads, stride, out):
+        if _SFX[cols.dtype] not in CONV_SFX:  # int32 wraps back; a bool sum is True where any is
+            res = self.col2im(self.astype(cols, np.int64), spatial, k, dil, pads, stride, out)
+            return self.astype(res, cols.dtype) if cols.dtype != np.bool_ else self.ne(res, 0)
+        n, c = cols.shape[0], cols.shape[1] // max(math.prod(k), 1)
+        res = self.empty((n, c) + tuple(spatial), cols.dtype)
+        geometry = self._conv_geometry(c, spatial, k, dil, pads, stride, out)
+        return self._conv_launch(f"col2im_{_SFX[cols.dtype]}", self.ascontiguous(cols), res, n, geometry)

@@ -35,6 +35,7 @@ ADAM_LIST_MAX = 8           # slots of adam_list_<sfx> (ADAM_LIST_MAX in element
 SGD_LIST_MAX = 8            # slots of sgd_list_<sfx> (SGD_LIST_MAX in elementwise.cu)
 RMSPROP_LIST_MAX = 8        # slots of rmsprop_list_<sfx> (RMSPROP_LIST_MAX in elementwise.cu)
 ADAGRAD_LIST_MAX = 8        # slots of adagrad_list_<sfx> (ADAGRAD_LIST_MAX in elementwise.cu)
+CONV_SFX = ("f32", "f64", "i64")  # kernels/conv.cu's im2col/col2im (other dtypes go through i64)
 GRID_YZ_MAX = 65535         # CUDA's cap on gridDim.y and gridDim.z
 # elements per shared-memory tile of kernels/sort.cu (SortTile<T>), by key size; longer rows
 # are sorted tile by tile, then merged in global memory
@@ -80,7 +81,9 @@ def scan_col_launch(outer, inner):
 def kernel_names():
     """Every kernel name the CUDA backend can launch, by source file (the compile check uses it)."""
     names = {"elementwise.cu": set(), "reduce.cu": set(), "softmax.cu": set(), "matmul.cu": set(),
-             "sort.cu": set(), "scan.cu": set(), "norm.cu": set()}
+             "sort.cu": set(), "scan.cu": set(), "norm.cu": set(), "conv.cu": set()}
+    for sfx in CONV_SFX:
+        names["conv.cu"].update({f"im2col_{sfx}", f"col2im_{sfx}"})
     for sfx in ("f32", "f64", "i64", "i32"):
         for op in ("cumsum", "cumprod", "cummax", "cummin") if sfx != "i32" else ("cummax", "cummin"):
             names["scan.cu"].update({f"{op}_rows_{sfx}", f"{op}_cols_{sfx}"})

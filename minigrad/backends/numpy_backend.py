@@ -805,5 +805,50 @@ def as_strided(a, shape, strides, offset=0):
     return np.asarray(_Strided(a, shape, strides, offset))
 
 
+def _conv_hits(n, k, d, lo, s, o):
+    """Per kernel offset along one dim: (first window, count, first input position) of the
+    windows whose element at that offset lies inside the n input positions."""
+    hits = []
+    for i in range(k):
+        start = i * d - lo                       # the input position of window 0's element i
+        first = max(0, -(-(-start) // s))        # the first window with position >= 0
+        last = min(o - 1, (n - 1 - start) // s) if n else -1
+        hits.append((first, max(last - first + 1, 0), first * s + start))
+    return hits
+
+
+def _conv_slices(spatial, k, dil, pads, stride, out):
+    """For each kernel offset (row-major): (its index tuple, the windows' slices, the input's slices)."""
+    import itertools
+    per_dim = [_conv_hits(n, kk, d, lo, s, o) for n, kk, d, lo, s, o in zip(spatial, k, dil, pads, stride, out)]
+    for offs in itertools.product(*(range(kk) for kk in k)):
+        hit = [per_dim[a][i] for a, i in enumerate(offs)]
+        if all(cnt for _, cnt, _ in hit):
+            yield (offs, tuple(slice(f, f + cnt) for f, cnt, _ in hit),
+                   tuple(slice(y, y + (cnt - 1) * s + 1, s) for (_, cnt, y), s in zip(hit, stride)))
+
+
+def im2col(x, k, dil, pads, stride, out):
+    """The columns (N, C * prod(k), prod(out)) of x (N, C, *spatial), one or two spatial dims:
+    column (c, offset), row p holds x at window p's element offset (window p starts at
+    p * stride - pads), 0 where that lies outside x."""
+    n, c = x.shape[:2]
+    cols = np.zeros((n, c) + tuple(k) + tuple(out), x.dtype)
+    for offs, win, src in _conv_slices(x.shape[2:], k, dil, pads, stride, out):
+        cols[(slice(None), slice(None)) + offs + win] = x[(slice(None), slice(None)) + src]
+    return cols.reshape(n, c * math.prod(k), math.prod(out))
+
+
+def col2im(cols, spatial, k, dil, pads, stride, out):
+    """im2col's adjoint: (N, C, *spatial) holding, at each element, the sum of the column entries
+    that im2col reads from it, added in row-major kernel-offset order (CUDA's col2im's order)."""
+    n, c = cols.shape[0], cols.shape[1] // max(math.prod(k), 1)
+    res = np.zeros((n, c) + tuple(spatial), cols.dtype)
+    cv = cols.reshape((n, c) + tuple(k) + tuple(out))
+    for offs, win, src in _conv_slices(spatial, k, dil, pads, stride, out):
+        res[(slice(None), slice(None)) + src] += cv[(slice(None), slice(None)) + offs + win]
+    return res
+
+
 def ascontiguous(a):
     return a if a.flags.c_contiguous else a.copy(order="C")

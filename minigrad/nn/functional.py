@@ -25,6 +25,9 @@ from ..ops.conv import (conv1d, conv2d, unfold, fold, max_pool1d, max_pool2d, av
                         avg_pool2d, adaptive_avg_pool1d, adaptive_avg_pool2d)
 __all__ += ["conv1d", "conv2d", "unfold", "fold", "max_pool1d", "max_pool2d", "avg_pool1d", "avg_pool2d",
             "adaptive_avg_pool1d", "adaptive_avg_pool2d"]
+from ..ops.conv import (conv_transpose1d, conv_transpose2d, adaptive_max_pool1d,  # noqa: E402
+                        adaptive_max_pool2d)
+__all__ += ["conv_transpose1d", "conv_transpose2d", "adaptive_max_pool1d", "adaptive_max_pool2d"]
 __all__ += ["silu", "mish", "hardtanh", "relu6", "logsigmoid", "softmin", "hardsigmoid", "hardswish", "prelu",
             "celu", "selu", "threshold", "tanhshrink", "softshrink", "hardshrink", "embedding", "one_hot"]
 
@@ -275,3 +278,10 @@ from ..ops.padding import pad  # noqa: E402
 __all__ += ["kl_div", "cosine_embedding_loss", "margin_ranking_loss", "hinge_embedding_loss", "soft_margin_loss",
             "multilabel_soft_margin_loss", "multi_margin_loss", "multilabel_margin_loss", "poisson_nll_loss",
             "gaussian_nll_loss", "triplet_margin_loss", "normalize", "cosine_similarity", "pairwise_distance", "pad"]
+
+
+# ---- attention (minigrad/ops/attention.py) ---------------------------------------------------------
+
+from ..ops.attention import (scaled_dot_product_attention, multi_head_attention_forward,  # noqa: E402
+                             _canonical_mask, _none_or_dtype, _mha_shape_check)
+__all__ += ["scaled_dot_product_attention", "multi_head_attention_forward"]

@@ -1,25 +1,18 @@
 """Convolution and pooling on (N, C, *spatial) tensors with one or two spatial dims.
 
-Everything rests on im2col: the padded input's sliding windows are one as_strided view
-(N, C, *kernel, *out), made contiguous as columns (N, C * prod(kernel), L); col2im is its
-adjoint, a scatter-add of the columns back to their positions (overlapping windows add up).
-A convolution is then one batched GEMM in our matmul (groups as a batch dim), pooling a
-reduction over the kernel axis of the columns.
+Everything rests on the backend's im2col: the zero-padded input's sliding windows as columns
+(N, C * prod(kernel), L), written straight from the input (kernels/conv.cu on CUDA); col2im is
+its adjoint, each input element gathering the sum of the column entries read from it. A
+convolution is then one batched GEMM in our matmul (groups as a batch dim), a transposed
+convolution a GEMM then col2im, average pooling a reduction over the kernel axis of the
+columns; max pooling takes the windows as an as_strided view of the input padded with -inf.
 """
 import math
 
 from ..autograd.grad_mode import _grad_enabled
 from ..tensor import _make
 from .elementwise import Builtin
-from .strided import FlatScatter, _positions
-
-
-def _contiguous_strides(shape):
-    out, step = [], 1
-    for n in reversed(shape):
-        out.append(step)
-        step *= n
-    return tuple(reversed(out))
+from .strided import FlatScatter
 
 
 def out_size(n, k, d, lo, hi, s, ceil_mode=False):
@@ -60,25 +53,17 @@ def _windows(be, x, k, dil, pads, stride, out, value, kernel_first=True):
     return be.as_strided(xp, shape, strides, 0)
 
 
-def im2col(be, x, k, dil, pads, stride, out, value=0):
-    """The columns (N, C * prod(k), L) of x (N, C, *spatial): each window, channel-major."""
-    w = be.ascontiguous(_windows(be, x, k, dil, pads, stride, out, value))
-    return be.reshape(w, (x.shape[0], x.shape[1] * math.prod(k), math.prod(out)))
+def im2col(be, x, k, dil, pads, stride, out):
+    """The columns (N, C * prod(k), L) of x (N, C, *spatial) zero-padded by pads ((lo, hi) per
+    dim): each window, channel-major (the backend's im2col: no padded copy)."""
+    return be.im2col(x, tuple(k), tuple(dil), tuple(lo for lo, _ in pads), tuple(stride), tuple(out))
 
 
 def col2im(be, cols, spatial, k, dil, pads, stride, out):
-    """The adjoint of im2col: columns (N, C * prod(k), L) added back into (N, C, *spatial)."""
-    n, c = cols.shape[0], cols.shape[1] // max(math.prod(k), 1)
-    padded = (n, c) + tuple(s + lo + hi for s, (lo, hi) in zip(spatial, pads))
-    total = math.prod(padded)
-    shape, strides = _window_geometry(padded, _contiguous_strides(padded), k, dil, stride, out)
-    idx = _positions(be, shape, strides, 0, total)
-    flat = be.index_add((total,), (be.reshape(be.ascontiguous(idx), (-1,)),),
-                        be.reshape(be.ascontiguous(cols), (-1,)), cols.dtype)
-    res = be.reshape(flat, padded)
-    if any(lo or hi for lo, hi in pads):
-        res = be.getitem(res, (slice(None), slice(None)) + tuple(slice(lo, lo + s) for s, (lo, _) in zip(spatial, pads)))
-    return res
+    """The adjoint of im2col: columns (N, C * prod(k), L) summed back into (N, C, *spatial)
+    (the backend's col2im: each element gathers its terms, no scatter)."""
+    return be.col2im(cols, tuple(spatial), tuple(k), tuple(dil), tuple(lo for lo, _ in pads), tuple(stride),
+                     tuple(out))
 
 
 class Im2Col(Builtin):
@@ -157,6 +142,117 @@ class Convolution(Builtin):
         if nb:
             gb = g.sum((0,) + tuple(range(2, g._data.ndim)))
         return gx, gw, gb, None, None, None, None
+
+
+class ConvTranspose(Builtin):
+    """F.conv_transpose{1,2}d: the adjoint of a convolution. x (N, C_in, *in), w (C_in, C_out /
+    groups, *k): each group's weights transposed times its inputs in one batched GEMM gives the
+    columns (N, groups, C_out / groups * prod(k), L_in), which col2im sums into (N, C_out, *out)."""
+    _node_name = "ConvolutionBackward0"
+
+    @staticmethod
+    def forward(ctx, x, w, b, stride, pads, dil, groups, spatial):
+        be = x._device.backend
+        xd, wd = x._data, w._data
+        k, n, cin, cog = wd.shape[2:], xd.shape[0], xd.shape[1], wd.shape[1]
+        insp = xd.shape[2:]
+        L = math.prod(insp)
+        xm = be.reshape(be.ascontiguous(xd), (n, groups, cin // groups, L))
+        wm = be.reshape(be.ascontiguous(wd), (groups, cin // groups, cog * math.prod(k)))
+        cols = be.matmul(be.transpose(wm, (0, 2, 1)), xm)
+        res = col2im(be, be.reshape(cols, (n, groups * cog * math.prod(k), L)), spatial, k, dil, pads, stride, insp)
+        if b is not None:
+            res = be.add(res, be.reshape(b._data, (1, groups * cog) + (1,) * len(spatial)))
+        ctx.geometry, ctx.channels = (k, dil, pads, stride, insp, groups), (cin, cog, L)
+        nx, nw = ctx.needs_input_grad[:2]
+        if nx or nw:
+            ctx.save_for_backward(x if nw else None, w if nx else None)
+        return _make(res, x._device)
+
+    @staticmethod
+    def backward(ctx, g):
+        nx, nw, nb = ctx.needs_input_grad[:3]
+        k, dil, pads, stride, insp, groups = ctx.geometry
+        x, w = ctx.saved_tensors if nx or nw else (None, None)
+        n = g._data.shape[0]
+        gx = gw = gb = None
+        cin, cog, L = ctx.channels
+        if nx or nw:  # the gradient's columns at the input's positions: a convolution's im2col
+            gcols = Im2Col.apply(g, k, dil, pads, stride, insp).reshape(n, groups, cog * math.prod(k), L)
+        if nx:
+            gx = w.reshape(groups, cin // groups, cog * math.prod(k)).matmul(gcols).reshape(n, cin, *insp)
+        if nw:
+            xm = x.reshape(n, groups, cin // groups, L)
+            gw = xm.matmul(gcols.transpose(-1, -2)).sum(0).reshape(cin, cog, *k)
+        if nb:
+            gb = g.sum((0,) + tuple(range(2, g._data.ndim)))
+        return gx, gw, gb, None, None, None, None, None
+
+
+def _adaptive_windows(n, o):
+    """torch's adaptive windows along a dim: [floor(i n / o), ceil((i + 1) n / o)) for i < o."""
+    return [((i * n) // o, -(-((i + 1) * n) // o)) for i in range(o)]
+
+
+def _adaptive_table(spatial, out):
+    """(prod(out), K) input-plane positions of each output's window, row-major, K the largest
+    window; shorter windows repeat their last position (which changes neither the max, nor the
+    first maximum's position, nor the last NaN's)."""
+    per_dim = [_adaptive_windows(n, o) for n, o in zip(spatial, out)]
+    rows = [[]]
+    for wins in per_dim:
+        rows = [r + [list(range(a, b))] for r in rows for a, b in wins]
+    table = []
+    for r in rows:
+        pos = [0]
+        for d, rng in enumerate(r):
+            step = math.prod(spatial[d + 1:])
+            pos = [p + i * step for p in pos for i in rng]
+        table.append(pos)
+    width = max((len(p) for p in table), default=0)
+    return [p + [p[-1]] * (width - len(p)) for p in table], width
+
+
+class AdaptiveMaxPool(Builtin):
+    """F.adaptive_max_pool{1,2}d's node: (values, int64 positions within each input plane) of
+    each window's maximum: the first one, or the last NaN where the window has NaNs (torch's
+    CPU loop); the gradient of each output goes to that position (overlaps add up)."""
+    _node_name = "AdaptiveMaxPool2DBackward0"
+
+    @staticmethod
+    def forward(ctx, x, out):
+        be = x._device.backend
+        from ..dtypes import int64
+        xd = x._data
+        nd = len(out)
+        lead, spatial = xd.shape[:-nd], xd.shape[-nd:]  # (N, C) or an unbatched (C,)
+        m, plane, P = math.prod(lead), math.prod(spatial), math.prod(out)
+        table, width = _adaptive_table(spatial, out)
+        if P == 0 or m == 0:
+            vals, idx = be.zeros(lead + tuple(out), xd.dtype), be.zeros(lead + tuple(out), int64.np)
+        else:
+            tab = be.asarray(table, int64.np)  # (P, K)
+            w = be.getitem(be.reshape(be.ascontiguous(xd), (m, plane)), (slice(None), tab),
+                           (None, (0, plane - 1)))  # (M, P, K)
+            vals = be.amax(w, (2,))  # NaN where the window has one
+            first = be.argmax(w, 2)  # the first maximum (NaN counted as the largest)
+            rev = be.getitem(be.ne(w, w), (Ellipsis, slice(None, None, -1)))
+            last_nan = be.add(be.neg(be.argmax(rev, 2)), width - 1)
+            local = be.where(be.ne(vals, vals), last_nan, first)
+            flat = be.add(be.mul(be.reshape(be.arange(0, P, 1, int64.np), (1, P)), width), local)
+            idx = be.getitem(be.reshape(tab, (P * width,)), (flat,), ((0, P * width - 1),))
+            vals, idx = be.reshape(vals, lead + tuple(out)), be.reshape(idx, lead + tuple(out))
+        ctx.idx, ctx.shape = idx, (1, m) + tuple(spatial)
+        indices = _make(idx, x._device)
+        ctx.mark_non_differentiable(indices)
+        return _make(vals, x._device), indices
+
+    @staticmethod
+    def backward(ctx, g, _gi=None):
+        m, spatial, out = ctx.shape[1], ctx.shape[2:], ctx.idx.shape[-len(ctx.shape) + 2:]
+        lead = ctx.idx.shape[:ctx.idx.ndim - len(out)]
+        idx = g._device.backend.reshape(ctx.idx, (1, m) + tuple(out))
+        return _scatter_planes(g.reshape((1, m) + tuple(out)), idx, ctx.shape).reshape(lead + tuple(spatial)), None
 
 
 def _pool_pads(padding, k, dil, stride, spatial, ceil_mode):
@@ -599,3 +695,156 @@ def adaptive_avg_pool1d(input, output_size):
 
 def adaptive_avg_pool2d(input, output_size):
     return adaptive_avg_pool(2, input, output_size)
+
+
+def _conv_ntuple(v, nd, fn, arg):
+    """conv_transpose's int-or-list arguments, with torch's messages."""
+    from .._arg_errors import _is_index, type_name
+    if _is_index(v):
+        return (int(v),) * nd
+    if isinstance(v, (tuple, list)) and all(_is_index(i) for i in v):
+        if len(v) == 1:
+            return (int(v[0]),) * nd
+        if len(v) != nd:
+            raise RuntimeError(f"expected {arg} to be a single integer value or a list of {nd} values to match the "
+                               f"convolution dimensions, but got {arg}=[{', '.join(str(int(i)) for i in v)}]")
+        return tuple(int(i) for i in v)
+    raise TypeError(f"{fn}(): argument '{arg}' must be tuple of ints, not {type_name(v)}")
+
+
+def conv_transpose(nd, input, weight, bias, stride, padding, output_padding, groups, dilation):
+    """F.conv_transpose1d (nd 1) and F.conv_transpose2d (nd 2)."""
+    name = f"conv_transpose{nd}d"
+    _tensor(input, name), _tensor(weight, name, "weight", 2)
+    if bias is not None:
+        _tensor(bias, name, "bias", 3)
+    stride, padding = _conv_ntuple(stride, nd, name, "stride"), _conv_ntuple(padding, nd, name, "padding")
+    output_padding = _conv_ntuple(output_padding, nd, name, "output_padding")
+    dilation = _conv_ntuple(dilation, nd, name, "dilation")
+    from .._arg_errors import _is_long, type_name
+    if not _is_long(groups):
+        raise TypeError(f"{name}(): argument 'groups' must be int, not {type_name(groups)}")
+    if input._data.ndim not in (nd + 1, nd + 2):
+        raise RuntimeError(f"Expected {nd + 1}D (unbatched) or {nd + 2}D (batched) input to {name}, but got input "
+                           f"of size: {_sizes(input._data.shape)}")
+    unbatched = input._data.ndim == nd + 1
+    x = input.unsqueeze(0) if unbatched else input
+    ws, xs = weight._data.shape, x._data.shape
+    if len(ws) != nd + 2:
+        raise RuntimeError(f"Expected {len(ws)}-dimensional input for {len(ws)}-dimensional weight {_sizes(ws)}, but "
+                           f"got {len(xs)}-dimensional input of size {_sizes(xs)} instead")
+    from .elementwise import device_error
+    for other in (weight, bias):
+        if other is not None and other._device is not input._device:
+            raise device_error(input, other)
+    if any(p < 0 for p in padding):
+        raise RuntimeError("negative padding is not supported")
+    if any(s <= 0 for s in stride):
+        raise RuntimeError("non-positive stride is not supported")
+    if any(p < 0 for p in output_padding):
+        raise RuntimeError("negative output_padding is not supported")
+    if groups <= 0:
+        raise RuntimeError("non-positive groups is not supported")
+    if any(d <= 0 for d in dilation):
+        raise RuntimeError("dilation should be greater than zero")
+    if ws[0] % groups:
+        raise RuntimeError(f"Given groups={groups}, expected weight to be divisible by {groups} at dimension 0, but "
+                           f"got weight of size [{_sizes(ws)}] instead")
+    if xs[1] != ws[0]:
+        raise RuntimeError(f"Given transposed=1, weight of size {_sizes(ws)}, expected input{_sizes(xs)} to have "
+                           f"{ws[0]} channels, but got {xs[1]} channels instead")
+    if bias is not None and (bias._data.ndim != 1 or bias._data.shape[0] != ws[1] * groups):
+        raise RuntimeError(f"Given transposed=1, weight of size {_sizes(ws)}, expected bias to be 1-dimensional with "
+                           f"{ws[1] * groups} elements, but got bias of size {_sizes(bias._data.shape)} instead")
+    if 0 in xs[2:]:
+        raise RuntimeError(f"Only zero batch or zero channel inputs are supported, but got input shape: {_sizes(xs)}")
+    for other, what in ((weight, "weight"), (bias, "bias")):
+        if other is not None and other.dtype is not input.dtype:
+            raise RuntimeError(f"Input type (minigrad.{input.dtype._legacy}) and {what} type "
+                               f"(minigrad.{other.dtype._legacy}) should be the same or input should be a MKLDNN "
+                               f"tensor and {what} is a dense tensor")
+    if input._data.dtype.kind != "f" and input._data.dtype.name != "int64":  # torch's CPU kernel: floats, int64
+        raise NotImplementedError(f"\"slow_conv_transpose{max(nd, 2)}d_out_cpu\" not implemented for "
+                                  f"'{input.dtype._legacy[:-6]}'")
+    if any(op >= s and op >= d for op, s, d in zip(output_padding, stride, dilation)):
+        # torch runs a 1-d one as 2-d, of height 1
+        vals = [f"{what}_{h}: {v}" for what, vs, one in (("output_padding", output_padding, 0), ("stride", stride, 1),
+                                                         ("dilation", dilation, 1))
+                for h, v in zip(("height", "width"), ((one,) if nd == 1 else ()) + tuple(vs))]
+        raise RuntimeError("output padding must be smaller than either stride or dilation, but got " + " ".join(vals))
+    k = ws[2:]
+    spatial = tuple((n - 1) * s - 2 * p + d * (kk - 1) + op + 1 for n, s, p, d, kk, op in
+                    zip(xs[2:], stride, padding, dilation, k, output_padding))
+    if any(o <= 0 for o in spatial):
+        raise RuntimeError(f"Given input size per channel: ({' x '.join(map(str, xs[2:]))}). Calculated output size "
+                           f"per channel: ({' x '.join(map(str, spatial))}). Output size is too small")
+    out = ConvTranspose.apply(x, weight, bias, stride, tuple((p, p) for p in padding), dilation, int(groups), spatial)
+    return out.squeeze(0) if unbatched else out
+
+
+def conv_transpose1d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1):
+    return conv_transpose(1, input, weight, bias, stride, padding, output_padding, groups, dilation)
+
+
+def conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1):
+    return conv_transpose(2, input, weight, bias, stride, padding, output_padding, groups, dilation)
+
+
+def adaptive_max_pool(nd, input, output_size, return_indices=False):
+    """F.adaptive_max_pool1d (nd 1) and F.adaptive_max_pool2d (nd 2)."""
+    fn = f"adaptive_max_pool{nd}d"
+    _tensor(input, fn)
+    from .._arg_errors import _is_index, type_name
+    shape = input._data.shape
+    if nd == 1:
+        if isinstance(output_size, (tuple, list)) and len(output_size) != 1:
+            raise RuntimeError(f"{fn}() argument 'output_size' should contain one int (got {len(output_size)})")
+        out = output_size if _is_index(output_size) else output_size[0] \
+            if isinstance(output_size, (tuple, list)) and _is_index(output_size[0]) else None
+        if out is None:
+            raise TypeError(f"{fn}(): argument 'output_size' (position 2) must be tuple of ints, not "
+                            f"{type_name(output_size)}")
+        out = (int(out),)
+        if input._data.ndim not in (2, 3):
+            raise RuntimeError(f"Expected 2 to 3 dimensions, but got {input._data.ndim}-dimensional tensor for "
+                               f"argument #1 'self' (while checking arguments for {fn})")
+    else:
+        if _is_index(output_size):
+            out = (int(output_size),) * 2
+        elif isinstance(output_size, (tuple, list)):
+            if len(output_size) != 2:
+                raise RuntimeError(f"{fn}(): internal error: output_size.size() must be 2")
+            out = tuple(int(s) if o is None else o for o, s in zip(output_size, shape[-2:]))
+            if not all(_is_index(o) for o in out):
+                raise TypeError(f"{fn}(): argument 'output_size' (position 2) must be tuple of ints, not "
+                                f"{type_name(output_size)}")
+            out = tuple(int(o) for o in out)
+        else:
+            raise TypeError(f"object of type '{type_name(output_size)}' has no len()")
+        if input._data.ndim not in (3, 4):
+            raise RuntimeError(f"{fn}(): Expected 3D or 4D tensor, but got: {_sizes(shape)}")
+    for d in range(1, input._data.ndim):  # dim 0 may be empty (a batch, also of an unbatched input)
+        if shape[d] == 0:
+            raise RuntimeError(f"{fn}(): Expected input to have non-zero size for non-batch dimensions, but input has "
+                               f"sizes {_sizes(shape)} with dimension {d} being empty")
+    if any(o < 0 for o in out):
+        bad = next(o for o in out if o < 0)
+        full = shape[:-nd] + ((1,) if nd == 1 else ()) + out  # torch pools a 1-d input as height 1
+        raise RuntimeError(f"Trying to create tensor with negative dimension {bad}: {_sizes(full)}")
+    if input._data.dtype.kind != "f":
+        raise NotImplementedError(f"\"adaptive_max_pool2d\" not implemented for '{input.dtype._legacy[:-6]}'")
+    if nd == 2:  # (N, C, H, W) or (C, H, W) as they are: torch's node, no squeeze
+        vals, idx = AdaptiveMaxPool.apply(input, out)
+    else:
+        unbatched = input._data.ndim == 2
+        vals, idx = AdaptiveMaxPool.apply(_as_2d(input, 1, unbatched), (1,) + out)
+        vals, idx = _from_2d(vals, 1, unbatched), _from_2d(idx, 1, unbatched)
+    return (vals, idx) if return_indices else vals
+
+
+def adaptive_max_pool1d(input, output_size, return_indices=False):
+    return adaptive_max_pool(1, input, output_size, return_indices)
+
+
+def adaptive_max_pool2d(input, output_size, return_indices=False):
+    return adaptive_max_pool(2, input, output_size, return_indices)

@@ -28,6 +28,9 @@ from .pooling import (MaxPool1d, MaxPool2d, AvgPool1d, AvgPool2d, AdaptiveAvgPoo
                       Unfold, Fold)
 __all__ += ["Conv1d", "Conv2d", "MaxPool1d", "MaxPool2d", "AvgPool1d", "AvgPool2d", "AdaptiveAvgPool1d",
             "AdaptiveAvgPool2d", "Unfold", "Fold"]
+from .conv import ConvTranspose1d, ConvTranspose2d  # noqa: E402
+from .pooling import AdaptiveMaxPool1d, AdaptiveMaxPool2d  # noqa: E402
+__all__ += ["ConvTranspose1d", "ConvTranspose2d", "AdaptiveMaxPool1d", "AdaptiveMaxPool2d"]
 from .loss import (KLDivLoss, CosineEmbeddingLoss, MarginRankingLoss, HingeEmbeddingLoss, SoftMarginLoss,  # noqa: E402
                    MultiLabelSoftMarginLoss, MultiLabelMarginLoss, MultiMarginLoss, PoissonNLLLoss, GaussianNLLLoss,
                    TripletMarginLoss)
@@ -39,3 +42,10 @@ __all__ += ["KLDivLoss", "CosineEmbeddingLoss", "MarginRankingLoss", "HingeEmbed
             "TripletMarginLoss", "PairwiseDistance", "CosineSimilarity", "ZeroPad1d", "ZeroPad2d", "ConstantPad1d",
             "ConstantPad2d", "ReflectionPad1d", "ReflectionPad2d", "ReplicationPad1d", "ReplicationPad2d",
             "CircularPad1d", "CircularPad2d"]
+from .rnn import RNNBase, RNN, LSTM, GRU, RNNCellBase, RNNCell, LSTMCell, GRUCell  # noqa: E402
+__all__ += ["RNNBase", "RNN", "LSTM", "GRU", "RNNCellBase", "RNNCell", "LSTMCell", "GRUCell"]
+from .attention import MultiheadAttention  # noqa: E402
+from .transformer import (Transformer, TransformerEncoder, TransformerDecoder, TransformerEncoderLayer,  # noqa: E402
+                          TransformerDecoderLayer)
+__all__ += ["MultiheadAttention", "Transformer", "TransformerEncoder", "TransformerDecoder", "TransformerEncoderLayer",
+            "TransformerDecoderLayer"]

@@ -1,4 +1,5 @@
-"""nn.Conv1d and nn.Conv2d (minigrad/ops/conv.py: im2col and one batched GEMM)."""
+"""nn.Conv1d, nn.Conv2d (im2col and one batched GEMM) and nn.ConvTranspose1d/2d (a GEMM, then
+col2im): minigrad/ops/conv.py."""
 import math
 
 from ... import creation
@@ -83,4 +84,86 @@ class Conv1d(_ConvNd):
 
 class Conv2d(_ConvNd):
     """Applies a 2-d convolution over (N, C_in, H, W) (or unbatched (C_in, H, W)) inputs."""
+    _nd = 2
+
+
+class _ConvTransposeNd(_ConvNd):
+    """The weight is (in_channels, out_channels / groups, *kernel_size), the convolution's adjoint."""
+
+    def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0, output_padding=0, groups=1,
+                 bias=True, dilation=1, padding_mode="zeros", device=None, dtype=None):
+        nd, name = self._nd, type(self).__name__
+        if padding_mode != "zeros":
+            raise ValueError(f'Only "zeros" padding mode is supported for {name}')
+        Module.__init__(self)
+        if groups <= 0:
+            raise ValueError("groups must be a positive integer")
+        if in_channels % groups != 0:
+            raise ValueError("in_channels must be divisible by groups")
+        if out_channels % groups != 0:
+            raise ValueError("out_channels must be divisible by groups")
+        self.in_channels, self.out_channels = in_channels, out_channels
+        self.kernel_size = _conv._ntuple(kernel_size, nd, name, "kernel_size")
+        self.stride = _conv._ntuple(stride, nd, name, "stride")
+        self.padding = _conv._ntuple(padding, nd, name, "padding")
+        self.dilation = _conv._ntuple(dilation, nd, name, "dilation")
+        self.output_padding = _conv._ntuple(output_padding, nd, name, "output_padding")
+        self.groups, self.padding_mode, self.transposed = groups, padding_mode, True
+        self.weight = Parameter(creation.empty((in_channels, out_channels // groups) + self.kernel_size, dtype=dtype,
+                                               device=device))
+        if bias:
+            self.bias = Parameter(creation.empty(out_channels, dtype=dtype, device=device))
+        else:
+            self.register_parameter("bias", None)
+        self.reset_parameters()
+
+    def _output_padding(self, input, output_size):
+        """torch's output_padding for a requested output_size (its spatial sizes, or all dims)."""
+        nd = self._nd
+        if output_size is None:
+            return self.output_padding
+        non_spatial = 2 if input.dim() == nd + 2 else 1
+        if len(output_size) == non_spatial + nd:
+            output_size = output_size[non_spatial:]
+        if len(output_size) != nd:
+            raise ValueError(f"ConvTranspose{nd}D: for {input.dim()}D input, output_size must have {nd} or "
+                             f"{non_spatial + nd} elements (got {len(output_size)})")
+        mins = [(input.size(d + non_spatial) - 1) * self.stride[d] - 2 * self.padding[d]
+                + self.dilation[d] * (self.kernel_size[d] - 1) + 1 for d in range(nd)]
+        maxs = [m + s - 1 for m, s in zip(mins, self.stride)]
+        for size, lo, hi in zip(output_size, mins, maxs):
+            if size < lo or size > hi:
+                raise ValueError(f"requested an output size of {output_size}, but valid sizes range from {mins} to "
+                                 f"{maxs} (for an input of {input.size()[2:]})")
+        return tuple(size - lo for size, lo in zip(output_size, mins))
+
+    def forward(self, input, output_size=None):
+        if self.padding_mode != "zeros":
+            raise ValueError(f"Only `zeros` padding mode is supported for {type(self).__name__}")
+        output_padding = self._output_padding(input, output_size)
+        return _conv.conv_transpose(self._nd, input, self.weight, self.bias, self.stride, self.padding,
+                                    output_padding, self.groups, self.dilation)
+
+    def extra_repr(self):
+        s = "{in_channels}, {out_channels}, kernel_size={kernel_size}, stride={stride}"
+        if self.padding != (0,) * self._nd:
+            s += ", padding={padding}"
+        if self.dilation != (1,) * self._nd:
+            s += ", dilation={dilation}"
+        if self.output_padding != (0,) * self._nd:
+            s += ", output_padding={output_padding}"
+        if self.groups != 1:
+            s += ", groups={groups}"
+        if self.bias is None:
+            s += ", bias=False"
+        return s.format(**self.__dict__)
+
+
+class ConvTranspose1d(_ConvTransposeNd):
+    """Applies a 1-d transposed convolution over (N, C_in, L) (or unbatched (C_in, L)) inputs."""
+    _nd = 1
+
+
+class ConvTranspose2d(_ConvTransposeNd):
+    """Applies a 2-d transposed convolution over (N, C_in, H, W) (or unbatched (C_in, H, W)) inputs."""
     _nd = 2

@@ -106,3 +106,23 @@ class Fold(Module):
     def extra_repr(self):
         return ("output_size={output_size}, kernel_size={kernel_size}, dilation={dilation}, padding={padding}, "
                 "stride={stride}").format(**self.__dict__)
+
+
+class _AdaptiveMaxPoolNd(Module):
+    def __init__(self, output_size, return_indices=False):
+        super().__init__()
+        self.output_size, self.return_indices = output_size, return_indices
+
+    def forward(self, input):
+        return _conv.adaptive_max_pool(self._nd, input, self.output_size, self.return_indices)
+
+    def extra_repr(self):
+        return f"output_size={self.output_size}"
+
+
+class AdaptiveMaxPool1d(_AdaptiveMaxPoolNd):
+    _nd = 1
+
+
+class AdaptiveMaxPool2d(_AdaptiveMaxPoolNd):
+    _nd = 2
