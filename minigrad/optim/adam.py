@@ -1,6 +1,6 @@
 """Adam and AdamW (Adam with decoupled weight decay): one update, two sets of defaults."""
 from ..tensor import Tensor
-from .optimizer import (Optimizer, _blocks, _bump, _check_scalar_tensor, _increment, _scalar, _step_tensor,
+from .optimizer import (Optimizer, _blocks, _bump, _check_adam_args, _check_scalar_tensor, _increment, _scalar, _step_tensor,
                         _zeros_like)
 
 
@@ -17,17 +17,7 @@ class Adam(Optimizer):
     def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0, amsgrad=False, *,
                  foreach=None, maximize=False, capturable=False, differentiable=False, fused=None,
                  decoupled_weight_decay=False):
-        _check_scalar_tensor(lr, "lr")
-        if not 0.0 <= lr:
-            raise ValueError(f"Invalid learning rate: {lr}")
-        if not 0.0 <= eps:
-            raise ValueError(f"Invalid epsilon value: {eps}")
-        if not 0.0 <= betas[0] < 1.0:
-            raise ValueError(f"Invalid beta parameter at index 0: {betas[0]}")
-        if not 0.0 <= betas[1] < 1.0:
-            raise ValueError(f"Invalid beta parameter at index 1: {betas[1]}")
-        if not 0.0 <= weight_decay:
-            raise ValueError(f"Invalid weight_decay value: {weight_decay}")
+        _check_adam_args(lr, betas, eps, weight_decay)
         if not ((isinstance(betas[0], float) and isinstance(betas[1], float))
                 or (isinstance(betas[0], Tensor) and isinstance(betas[1], Tensor))):
             raise ValueError("betas must be either both floats or both Tensors")

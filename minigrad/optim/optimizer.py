@@ -47,6 +47,22 @@ def _check_scalar_tensor(value, what):
         raise ValueError(f"Tensor {what} must be 1-element")
 
 
+def _check_adam_args(lr, betas, eps, weight_decay):
+    """torch's checks, in its order, of the hyperparameters the Adam family shares (Adam, AdamW,
+    Adamax, NAdam, RAdam)."""
+    _check_scalar_tensor(lr, "lr")
+    if not 0.0 <= lr:
+        raise ValueError(f"Invalid learning rate: {lr}")
+    if not 0.0 <= eps:
+        raise ValueError(f"Invalid epsilon value: {eps}")
+    if not 0.0 <= betas[0] < 1.0:
+        raise ValueError(f"Invalid beta parameter at index 0: {betas[0]}")
+    if not 0.0 <= betas[1] < 1.0:
+        raise ValueError(f"Invalid beta parameter at index 1: {betas[1]}")
+    if not 0.0 <= weight_decay:
+        raise ValueError(f"Invalid weight_decay value: {weight_decay}")
+
+
 def _scalar_dtype():
     """torch keeps step counters in float32, or float64 when that is the default dtype."""
     return _dt.float64 if _dt.get_default_dtype() is _dt.float64 else _dt.float32

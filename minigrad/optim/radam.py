@@ -1,6 +1,6 @@
 """RAdam: Adam whose adaptive step is rectified (switched off while its variance is untractable)."""
 from ._elementwise import decay_square_, grad_term, lerp_, lr_value
-from .optimizer import (Optimizer, _blocks, _bump, _check_scalar_tensor, _increment, _step_tensor,
+from .optimizer import (Optimizer, _blocks, _bump, _check_adam_args, _increment, _step_tensor,
                         _zeros_like)
 
 
@@ -20,17 +20,7 @@ class RAdam(Optimizer):
     def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0,
                  decoupled_weight_decay=False, *, foreach=None, maximize=False, capturable=False,
                  differentiable=False):
-        _check_scalar_tensor(lr, "lr")
-        if not 0.0 <= lr:
-            raise ValueError(f"Invalid learning rate: {lr}")
-        if not 0.0 <= eps:
-            raise ValueError(f"Invalid epsilon value: {eps}")
-        if not 0.0 <= betas[0] < 1.0:
-            raise ValueError(f"Invalid beta parameter at index 0: {betas[0]}")
-        if not 0.0 <= betas[1] < 1.0:
-            raise ValueError(f"Invalid beta parameter at index 1: {betas[1]}")
-        if not 0.0 <= weight_decay:
-            raise ValueError(f"Invalid weight_decay value: {weight_decay}")
+        _check_adam_args(lr, betas, eps, weight_decay)
         if differentiable:
             raise NotImplementedError("differentiable=True is not supported by minigrad.optim")
         defaults = {"lr": lr, "betas": betas, "eps": eps, "weight_decay": weight_decay, "maximize": maximize,
