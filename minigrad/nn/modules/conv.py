@@ -11,6 +11,15 @@ from .module import Module
 _PADDING_MODES = {"zeros", "reflect", "replicate", "circular"}
 
 
+def _check_groups(in_channels, out_channels, groups):
+    if groups <= 0:
+        raise ValueError("groups must be a positive integer")
+    if in_channels % groups != 0:
+        raise ValueError("in_channels must be divisible by groups")
+    if out_channels % groups != 0:
+        raise ValueError("out_channels must be divisible by groups")
+
+
 class _ConvNd(Module):
     _nd = 2
 
@@ -18,12 +27,7 @@ class _ConvNd(Module):
                  bias=True, padding_mode="zeros", device=None, dtype=None):
         super().__init__()
         nd, name = self._nd, type(self).__name__
-        if groups <= 0:
-            raise ValueError("groups must be a positive integer")
-        if in_channels % groups != 0:
-            raise ValueError("in_channels must be divisible by groups")
-        if out_channels % groups != 0:
-            raise ValueError("out_channels must be divisible by groups")
+        _check_groups(in_channels, out_channels, groups)
         kernel_size = _conv._ntuple(kernel_size, nd, name, "kernel_size")
         stride = _conv._ntuple(stride, nd, name, "stride")
         dilation = _conv._ntuple(dilation, nd, name, "dilation")
@@ -42,10 +46,13 @@ class _ConvNd(Module):
         self.in_channels, self.out_channels, self.kernel_size = in_channels, out_channels, kernel_size
         self.stride, self.padding, self.dilation, self.groups = stride, padding, dilation, groups
         self.padding_mode, self.transposed, self.output_padding = padding_mode, False, (0,) * nd
-        self.weight = Parameter(creation.empty((out_channels, in_channels // groups) + kernel_size, dtype=dtype,
-                                               device=device))
+        self._parameters_of((out_channels, in_channels // groups) + kernel_size, bias, device, dtype)
+
+    def _parameters_of(self, weight_shape, bias, device, dtype):
+        """The weight of weight_shape and a bias of out_channels (or None), initialized."""
+        self.weight = Parameter(creation.empty(weight_shape, dtype=dtype, device=device))
         if bias:
-            self.bias = Parameter(creation.empty(out_channels, dtype=dtype, device=device))
+            self.bias = Parameter(creation.empty(self.out_channels, dtype=dtype, device=device))
         else:
             self.register_parameter("bias", None)
         self.reset_parameters()
@@ -68,6 +75,8 @@ class _ConvNd(Module):
             s += ", padding={padding}"
         if self.dilation != (1,) * self._nd:
             s += ", dilation={dilation}"
+        if self.output_padding != (0,) * self._nd:
+            s += ", output_padding={output_padding}"
         if self.groups != 1:
             s += ", groups={groups}"
         if self.bias is None:
@@ -96,12 +105,7 @@ class _ConvTransposeNd(_ConvNd):
         if padding_mode != "zeros":
             raise ValueError(f'Only "zeros" padding mode is supported for {name}')
         Module.__init__(self)
-        if groups <= 0:
-            raise ValueError("groups must be a positive integer")
-        if in_channels % groups != 0:
-            raise ValueError("in_channels must be divisible by groups")
-        if out_channels % groups != 0:
-            raise ValueError("out_channels must be divisible by groups")
+        _check_groups(in_channels, out_channels, groups)
         self.in_channels, self.out_channels = in_channels, out_channels
         self.kernel_size = _conv._ntuple(kernel_size, nd, name, "kernel_size")
         self.stride = _conv._ntuple(stride, nd, name, "stride")
@@ -109,13 +113,7 @@ class _ConvTransposeNd(_ConvNd):
         self.dilation = _conv._ntuple(dilation, nd, name, "dilation")
         self.output_padding = _conv._ntuple(output_padding, nd, name, "output_padding")
         self.groups, self.padding_mode, self.transposed = groups, padding_mode, True
-        self.weight = Parameter(creation.empty((in_channels, out_channels // groups) + self.kernel_size, dtype=dtype,
-                                               device=device))
-        if bias:
-            self.bias = Parameter(creation.empty(out_channels, dtype=dtype, device=device))
-        else:
-            self.register_parameter("bias", None)
-        self.reset_parameters()
+        self._parameters_of((in_channels, out_channels // groups) + self.kernel_size, bias, device, dtype)
 
     def _output_padding(self, input, output_size):
         """torch's output_padding for a requested output_size (its spatial sizes, or all dims)."""
@@ -143,20 +141,6 @@ class _ConvTransposeNd(_ConvNd):
         output_padding = self._output_padding(input, output_size)
         return _conv.conv_transpose(self._nd, input, self.weight, self.bias, self.stride, self.padding,
                                     output_padding, self.groups, self.dilation)
-
-    def extra_repr(self):
-        s = "{in_channels}, {out_channels}, kernel_size={kernel_size}, stride={stride}"
-        if self.padding != (0,) * self._nd:
-            s += ", padding={padding}"
-        if self.dilation != (1,) * self._nd:
-            s += ", dilation={dilation}"
-        if self.output_padding != (0,) * self._nd:
-            s += ", output_padding={output_padding}"
-        if self.groups != 1:
-            s += ", groups={groups}"
-        if self.bias is None:
-            s += ", bias=False"
-        return s.format(**self.__dict__)
 
 
 class ConvTranspose1d(_ConvTransposeNd):
