@@ -790,7 +790,10 @@ class _Selected(_Composed):
 
     @classmethod
     def forward(cls, ctx, a, dim, keepdim):
-        values, indices = cls.select(a, dim)
+        if not a.ndim:  # a 0-d tensor is its own one slice
+            values, indices = a.clone(), _make(a._device.backend.zeros((), "int64"), a._device)
+        else:
+            values, indices = cls.select(a, dim)
         ctx.shape, ctx.dim, ctx.keepdim = a.shape, dim, keepdim
         ctx.indices = indices
         if not keepdim and a.ndim:
@@ -825,8 +828,6 @@ class MedianDim(_Selected):
 
     @staticmethod
     def select(a, dim):
-        if not a.ndim:
-            return a.clone(), _make(a._device.backend.zeros((), "int64"), a._device)
         n = a.shape[dim]
         nans = _slices_nan(a, dim)
         pos = ew._scalar_tensor((n - 1) // 2, a).to(int64).expand(*_kept(a.shape, dim))
@@ -840,8 +841,6 @@ class NanmedianDim(_Selected):
 
     @staticmethod
     def select(a, dim):
-        if not a.ndim:
-            return a.clone(), _make(a._device.backend.zeros((), "int64"), a._device)
         n = a.shape[dim]
         nans = _slices_nan(a, dim)
         valid = ew._scalar_tensor(n, a).to(int64).expand(*_kept(a.shape, dim)) if nans is None else n - nans
@@ -879,8 +878,6 @@ class Mode(_Selected):
     @staticmethod
     def select(a, dim):
         from ..functional import cat
-        if not a.ndim:
-            return a.clone(), _make(a._device.backend.zeros((), "int64"), a._device)
         n = a.shape[dim]
         s = a.sort(dim=dim, stable=True)[0]
         # run lengths in the sorted slice: count how far each run extends with a cumulative sum of
