@@ -20,22 +20,7 @@ from minigrad.autograd import gradcheck, gradgradcheck
 
 torch = pytest.importorskip("torch")
 
-
-def _np(t):
-    return t.detach().cpu().numpy()
-
-
-class _OnDevice:
-    """minigrad with its factories defaulting to one device, so that a call written once as
-    `lib.tensor(...)` runs on that device for minigrad and on the CPU for torch."""
-    _FACTORIES = ("tensor", "ones", "zeros", "rand", "randn", "full", "arange", "empty")
-
-    def __init__(self, device):
-        self._device = device
-
-    def __getattr__(self, name):
-        f = getattr(minigrad, name)
-        return functools.partial(f, device=self._device) if name in self._FACTORIES else f
+from test_nn_functional import _OnDevice, _np  # noqa: E402  (minigrad on one device; a tensor as NumPy)
 
 
 def same_error(call, device):
