@@ -30,6 +30,9 @@ from .ops.unique import unique, unique_consecutive, bincount  # noqa: F401
 from .ops.search import searchsorted, bucketize  # noqa: F401
 from .ops.math_more import FUNCTIONS as _MATH_MORE  # tan ... rsqrt, atan2 ... xlogy, roll, addmm, median, ...
 globals().update(_MATH_MORE)
+from .ops.tensor_extras import FUNCTIONS as _EXTRAS  # hstack, tensor_split, index_add, cov, histc, ...
+globals().update(_EXTRAS)
+concatenate = concat
 from . import linalg  # noqa: E402,F401
 from .ops.loss_more import cosine_similarity, pairwise_distance, cdist, dist  # noqa: F401
 from .ops.strided import as_strided, diagonal  # noqa: F401

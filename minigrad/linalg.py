@@ -2,6 +2,7 @@
 orders that need no decomposition ('fro', 1, -1, inf, -inf; 2, -2 and 'nuc' need singular
 values, which minigrad does not compute), and cross."""
 from .ops.math_more import linalg_cross as cross  # noqa: F401
+from .ops.tensor_extras import multi_dot, matrix_power  # noqa: F401
 from .ops import reduce as _reduce
 from .tensor import Tensor
 

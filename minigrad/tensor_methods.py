@@ -824,3 +824,7 @@ Tensor.bincount = lambda self, weights=None, minlength=0: _unique.bincount(self,
 # ---- the rest of torch's math (ops/math_more.py): tan, atan2, xlogy, roll, addmm, median, quantile, ...
 from .ops import math_more as _math_more  # noqa: E402
 _math_more.install(Tensor)
+
+# ---- more of torch's tensor API (ops/tensor_extras.py): index_add, addcmul, tensor_split, take, ...
+from .ops import tensor_extras as _tensor_extras  # noqa: E402
+_tensor_extras.install(Tensor)
