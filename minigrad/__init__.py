@@ -34,6 +34,10 @@ from .ops.tensor_extras import FUNCTIONS as _EXTRAS  # hstack, tensor_split, ind
 globals().update(_EXTRAS)
 concatenate = concat
 from . import linalg  # noqa: E402,F401
+from .ops.linalg_eig import FUNCTIONS as _LINALG_EIG  # torch.svd, torch.qr, torch.pinverse
+globals().update(_LINALG_EIG)
+from .ops.linalg_factor import FUNCTIONS as _LINALG_FACTOR  # inverse, det, logdet, slogdet, cholesky_solve, ...
+globals().update(_LINALG_FACTOR)
 from .ops.loss_more import cosine_similarity, pairwise_distance, cdist, dist  # noqa: F401
 from .ops.strided import as_strided, diagonal  # noqa: F401
 from ._tensor_str import set_printoptions, get_printoptions

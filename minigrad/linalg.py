@@ -1,8 +1,14 @@
-"""torch.linalg: the subset minigrad has. vector_norm (any ord), matrix_norm and norm for the
-orders that need no decomposition ('fro', 1, -1, inf, -inf; 2, -2 and 'nuc' need singular
-values, which minigrad does not compute), and cross."""
+"""torch.linalg: the subset minigrad has. vector_norm (any ord), matrix_norm and norm (every
+ord: 'fro', 'nuc', 1, -1, 2, -2, inf, -inf; 2, -2 and 'nuc' through svdvals), cross, and the
+orthogonal factorizations of ops/linalg_eig.py (eigh, eigvalsh, svd, svdvals, qr) with pinv,
+matrix_rank and cond."""
 from .ops.math_more import linalg_cross as cross  # noqa: F401
+from .ops.linalg_eig import (eigh, eigvalsh, svd, svdvals, qr, pinv, matrix_rank, cond,  # noqa: F401
+                              matrix_norm_svd as _matrix_norm_svd)
 from .ops.tensor_extras import multi_dot, matrix_power  # noqa: F401
+# the LU and Cholesky families (ops/linalg_factor.py; kernels/linalg.cu on CUDA)
+from .ops.linalg_factor import (lu_factor, lu_factor_ex, lu, lu_solve, inv, inv_ex, det, slogdet, solve,  # noqa: F401
+                                solve_ex, cholesky, cholesky_ex, solve_triangular, _LinAlgError as LinAlgError)
 from .ops import reduce as _reduce
 from .tensor import Tensor
 
@@ -22,7 +28,8 @@ def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None):
 
 
 def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None):
-    """The matrix norm over the two dims `dim`: 'fro', or the largest (smallest) absolute column
+    """The matrix norm over the two dims `dim`: 'fro', 'nuc' (the sum of the singular values),
+    the largest (smallest) singular value for ord 2 (-2), the largest (smallest) absolute column
     sum for ord 1 (-1), row sum for inf (-inf)."""
     A = _tensor(A, "matrix_norm")
     if A.dim() < 2:
@@ -34,16 +41,15 @@ def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None):
         raise RuntimeError(f"linalg.matrix_norm: dims must be different. Got ({dim[0]}, {dim[1]})")
     if ord == "fro":
         return _reduce.norm(A, 2, (d0, d1), keepdim, dtype)
-    if ord in ("nuc", 2, -2):
-        raise NotImplementedError(f"linalg.matrix_norm with ord={ord!r} needs singular values, which minigrad "
-                                  "does not compute")
-    if ord not in (1, -1, _INF, -_INF):
+    if ord not in (1, -1, _INF, -_INF, 2, -2, "nuc"):
         raise RuntimeError(f"linalg.matrix_norm: Order {ord} not supported.")
     if not A.dtype.is_floating_point:
         raise RuntimeError(f"linalg.matrix_norm: Expected a floating point or complex tensor as input. "
                            f"Got {A.dtype._legacy[:-6]}")
     if dtype is not None:
         A = A.to(dtype)
+    if ord in ("nuc", 2, -2):
+        return _matrix_norm_svd(A, ord, d0, d1, keepdim)
     # ord 1: sum down each column (over d0), then the extreme over the columns (d1); inf: rows
     summed, over = (d0, d1) if abs(ord) == 1 else (d1, d0)
     sums = A.abs().sum(summed, keepdim=True)

@@ -828,3 +828,11 @@ _math_more.install(Tensor)
 # ---- more of torch's tensor API (ops/tensor_extras.py): index_add, addcmul, tensor_split, take, ...
 from .ops import tensor_extras as _tensor_extras  # noqa: E402
 _tensor_extras.install(Tensor)
+
+# ---- orthogonal factorizations (ops/linalg_eig.py): svd, qr, pinverse
+from .ops import linalg_eig as _linalg_eig  # noqa: E402
+_linalg_eig.install(Tensor)
+
+# ---- LU and Cholesky families (ops/linalg_factor.py): inverse, det, logdet, slogdet, cholesky_solve, ...
+from .ops import linalg_factor as _linalg_factor  # noqa: E402
+_linalg_factor.install(Tensor)

@@ -1942,6 +1942,203 @@ def _register_sort():
 _register_sort()
 
 
+# ---- dense factorizations (linalg.cu) ----
+# The models are the NumPy backend's, which follow the kernels' order of arithmetic step by step
+# (pivot choice, column scaling by division, axpy-form substitution), so the compiled kernels
+# agree with them to the last bit on the CPU.
+
+def _linalg_launch(kname, L, batch, *sizes):
+    grid, block, smem = L
+    if tuple(block) != (256, 1, 1):
+        fault(f"{kname}: block {block} is not (LINALG_THREADS = 256, 1, 1)")
+    _flat_grid_static_smem(kname, "linalg", grid, smem)
+    batch, sizes = int(batch), [int(s) for s in sizes]
+    if batch <= 0 or min(sizes) <= 0:
+        fault(f"{kname}: launched with batch = {batch}, sizes = {sizes} (do not launch when empty)")
+    return batch, sizes
+
+
+def _lu_factor_kernel(t):
+    name = f"lu_factor_{t}"
+
+    def run(L, a, piv, info, batch, m, n):
+        from minigrad.backends import numpy_backend
+        batch, (m, n) = _linalg_launch(name, L, batch, m, n)
+        ia, ip, ii = np.arange(batch * m * n), np.arange(batch * min(m, n)), np.arange(batch)
+        _no_overlap(name, [(piv, ip), (info, ii)], [(a, ia)])
+        lu, p, inf = numpy_backend.lu_factor(a.read(ia).reshape(batch, m, n))
+        a.write(ia, lu.reshape(-1))
+        piv.write(ip, p.reshape(-1))
+        info.write(ii, inf.reshape(-1))
+    return run
+
+
+def _lu_solve_kernel(t):
+    name = f"lu_solve_{t}"
+
+    def run(L, lu, piv, x, batch, n, k, adjoint):
+        from minigrad.backends import numpy_backend
+        batch, (n, k) = _linalg_launch(name, L, batch, n, k)
+        il, ip, ix = np.arange(batch * n * n), np.arange(batch * n), np.arange(batch * n * k)
+        _no_overlap(name, [(x, ix)], [(lu, il), (piv, ip)])
+        r = numpy_backend.lu_solve(lu.read(il).reshape(batch, n, n), piv.read(ip).reshape(batch, n),
+                                   x.read(ix).reshape(batch, n, k), bool(adjoint))
+        x.write(ix, r.reshape(-1))
+    return run
+
+
+def _trsm_kernel(t):
+    name = f"trsm_{t}"
+
+    def run(L, a, x, batch, n, k, lower, trans, unit):
+        from minigrad.backends import numpy_backend
+        batch, (n, k) = _linalg_launch(name, L, batch, n, k)
+        ia, ix = np.arange(batch * n * n), np.arange(batch * n * k)
+        _no_overlap(name, [(x, ix)], [(a, ia)])
+        r = numpy_backend.triangular_solve(a.read(ia).reshape(batch, n, n), x.read(ix).reshape(batch, n, k),
+                                           bool(lower), bool(trans), bool(unit))
+        x.write(ix, r.reshape(-1))
+    return run
+
+
+def _cholesky_kernel(t):
+    name = f"cholesky_{t}"
+
+    def run(L, a, info, batch, n):
+        from minigrad.backends import numpy_backend
+        batch, (n,) = _linalg_launch(name, L, batch, n)
+        ia, ii = np.arange(batch * n * n), np.arange(batch)
+        _no_overlap(name, [(info, ii)], [(a, ia)])
+        r, inf = numpy_backend.cholesky(a.read(ia).reshape(batch, n, n))
+        a.write(ia, r.reshape(-1))
+        info.write(ii, inf.reshape(-1))
+    return run
+
+
+def _register_linalg():
+    for t in ("f32", "f64"):
+        _kernel("linalg.cu", f"lu_factor_{t}", [f"P:{t}", "P:i32", "P:i32", "i64", "i64", "i64"],
+                _lu_factor_kernel(t))
+        _kernel("linalg.cu", f"lu_solve_{t}", [f"P:{t}", "P:i32", f"P:{t}", "i64", "i64", "i64", "i32"],
+                _lu_solve_kernel(t))
+        _kernel("linalg.cu", f"trsm_{t}", [f"P:{t}", f"P:{t}", "i64", "i64", "i64", "i32", "i32", "i32"],
+                _trsm_kernel(t))
+        _kernel("linalg.cu", f"cholesky_{t}", [f"P:{t}", "P:i32", "i64", "i64"], _cholesky_kernel(t))
+
+
+_register_linalg()
+
+
+# ---- orthogonal factorizations (linalg_eig.cu) ----
+# The models are numpy.linalg in float64 (LAPACK), with the kernels' conventions on top: each
+# eigenvector's / right singular vector's largest |entry| (the first of equals) positive, the
+# U columns of (near) zero singular values and of full_matrices completed as the kernel does,
+# and the scratch each kernel leaves defined (eigh: diag(w); svd: diag(s) U^T; qr: geqrf's
+# compact form). The compiled Jacobi kernels agree with them to rounding for matrices whose
+# eigenvalues / singular values are distinct (test with random matrices).
+
+def _linalg_eig_launch(kname, L, batch, n, *sizes):
+    from minigrad.backends.cuda_kernel_table import linalg_eig_threads
+    grid, block, smem = L
+    if tuple(block) != (linalg_eig_threads(int(n)), 1, 1):
+        fault(f"{kname}: block {block} is not (linalg_eig_threads({int(n)}), 1, 1)")
+    _flat_grid_static_smem(kname, "linalg_eig", grid, smem)
+    batch, sizes = int(batch), [int(x) for x in (n,) + sizes]
+    if batch <= 0 or min(sizes) <= 0:
+        fault(f"{kname}: launched with batch = {batch}, sizes = {sizes} (do not launch when empty)")
+    return batch, sizes
+
+
+def _first_max_sign(rows):
+    """-1 or 1 per row of rows (..., k): the sign of its first entry of the largest |value|."""
+    idx = np.argmax(np.abs(rows), axis=-1)
+    return np.where(np.take_along_axis(rows, idx[..., None], -1)[..., 0] < 0, -1.0, 1.0)
+
+
+def _eigh_eig_kernel(t):
+    name = f"eigh_{t}"
+
+    def run(L, a, work, w, v, batch, n, upper):
+        batch, (n,) = _linalg_eig_launch(name, L, batch, n)
+        ia, iw = np.arange(batch * n * n), np.arange(batch * n)
+        _no_overlap(name, [(work, ia), (w, iw), (v, ia)], [(a, ia)])
+        A = a.read(ia).reshape(batch, n, n).astype(np.float64)
+        vals, vecs = np.linalg.eigh(A, "U" if upper else "L")
+        vecs = vecs * _first_max_sign(np.swapaxes(vecs, -1, -2))[..., None, :]
+        w.write(iw, vals.reshape(-1))
+        v.write(ia, vecs.reshape(-1))
+        work.write(ia, (vals[..., None] * np.eye(n)).reshape(-1))
+    return run
+
+
+def _svd_eig_kernel(t):
+    name = f"svd_{t}"
+    eps = float(np.finfo(DT[t]).eps)
+
+    def run(L, g, s, ut, vt, batch, m, n, ucols):
+        batch, (n, m, ucols) = _linalg_eig_launch(name, L, batch, n, m, ucols)
+        if m < n or ucols not in (n, m):
+            fault(f"{name}: m = {m} < n = {n} or ucols = {ucols} (the backend transposes a wide A)")
+        ig, iu, iv, i_s = (np.arange(batch * k) for k in (n * m, ucols * m, n * n, n))
+        _no_overlap(name, [(s, i_s), (ut, iu), (vt, iv)], [])
+        A = np.swapaxes(g.read(ig).reshape(batch, n, m).astype(np.float64), -1, -2)
+        U, S, Vh = np.linalg.svd(A, full_matrices=True)
+        U = U[..., :ucols].copy()
+        sign = _first_max_sign(Vh)
+        Vh = Vh * sign[..., None]
+        for b in range(batch):
+            first = int(np.sum(S[b] > m * eps * S[b].max())) if n else 0
+            U[b, :, :first] *= sign[b, :first]  # a completed u_j keeps the completion's sign
+            for c in range(first, ucols):  # the kernel's completion: the first e_k far enough away
+                res = 1.0 - np.sum(U[b, :, :c] ** 2, axis=1)
+                ok = np.nonzero(res >= (m - c) / (2.0 * m))[0]
+                k = int(ok[0]) if ok.size else 0
+                x = -(U[b, :, :c] @ U[b, k, :c])
+                x[k] += 1.0
+                U[b, :, c] = x / np.linalg.norm(x)
+        Ut = np.swapaxes(U, -1, -2)
+        s.write(i_s, S.reshape(-1))
+        ut.write(iu, Ut.reshape(-1))
+        vt.write(iv, Vh.reshape(-1))
+        g.write(ig, (S[..., None] * Ut[:, :n]).reshape(-1))
+    return run
+
+
+def _qr_eig_kernel(t):
+    name = f"qr_{t}"
+
+    def run(L, at, tau, qt, r, batch, m, n, qcols, rrows):
+        batch, (n, m, rrows) = _linalg_eig_launch(name, L, batch, n, m, rrows)
+        k, qcols = min(m, n), int(qcols)
+        ia, it, ir, iq = (np.arange(batch * x) for x in (n * m, k, rrows * n, qcols * m))
+        _no_overlap(name, [(tau, it), (r, ir)] + ([(qt, iq)] if qcols else []), [(at, ia)])
+        A = np.swapaxes(at.read(ia).reshape(batch, n, m).astype(np.float64), -1, -2)
+        H, T, R, Q = [], [], [], []
+        for b in range(batch):
+            h, tb = np.linalg.qr(A[b], "raw")
+            H.append(h)
+            T.append(tb)
+            R.append(np.triu(h.T)[:rrows] if rrows <= m else None)
+            if qcols:
+                Q.append(np.linalg.qr(A[b], "complete")[0][:, :qcols].T)
+        at.write(ia, np.stack(H).reshape(-1))
+        tau.write(it, np.stack(T).reshape(-1))
+        r.write(ir, np.stack(R).reshape(-1))
+        if qcols:
+            qt.write(iq, np.stack(Q).reshape(-1))
+    return run
+
+
+def _register_linalg_eig():
+    for t in ("f32", "f64"):
+        _kernel("linalg_eig.cu", f"eigh_{t}", [f"P:{t}"] * 4 + ["i64", "i64", "i32"], _eigh_eig_kernel(t))
+        _kernel("linalg_eig.cu", f"svd_{t}", [f"P:{t}"] * 4 + ["i64"] * 4, _svd_eig_kernel(t))
+        _kernel("linalg_eig.cu", f"qr_{t}", [f"P:{t}"] * 4 + ["i64"] * 5, _qr_eig_kernel(t))
+
+
+_register_linalg_eig()
+
+
 # ---- RawModule ----
 
 def _kernel_sources():

@@ -288,6 +288,112 @@ def prod_ref(a, axis, keep):
     return np.prod(a, axis=axis, keepdims=keep, dtype=np.int64 if a.dtype.kind in "biu" else None)
 
 
+def _well(*shape, dtype=F64):
+    """Well-conditioned square matrices: a strong diagonal (either sign) over noise."""
+    n = shape[-1]
+    signs = rng.choice([-1.0, 1.0], shape[:-2] + (1, n))
+    return (rng.uniform(-1, 1, shape) + 2 * n ** 0.5 * np.eye(n) * signs).astype(dtype)
+
+
+def factors(*args, expect, label=None):
+    """A primitive with one or several results: each equals the host array in `expect` (same
+    dtype and shape), floats within 1e-4 (float32) / 1e-10 (float64) of the largest value."""
+    def check(be, f):
+        got = f(*to_backend(be, args))
+        got = got if isinstance(got, tuple) else (got,)
+        assert len(got) == len(expect)
+        for g, e in zip(got, expect):
+            assert isinstance(g, array_type(be))
+            host = be.to_numpy(g)
+            assert host.dtype == e.dtype and host.shape == e.shape, (host.dtype, e.dtype, host.shape, e.shape)
+            if host.dtype.kind == "f":
+                tol = 1e-4 if host.dtype == F32 else 1e-10
+                scale = max(1.0, float(np.abs(e).max())) if e.size else 1.0
+                np.testing.assert_allclose(host, e, rtol=tol, atol=tol * scale)
+            else:
+                np.testing.assert_array_equal(host, e)
+    return label or describe(args[0]), check
+
+
+def _lu_ref(a):
+    """LAPACK's getrf by hand in float64 (partial pivoting, first largest pivot): the reference."""
+    m, n = a.shape[-2:]
+    k = min(m, n)
+    lus, pivs, infos = [], [], []
+    for x in a.reshape(int(np.prod(a.shape[:-2])), m, n).astype(F64):
+        x, piv, info = x.copy(), [], 0
+        for j in range(k):
+            p = j + int(np.argmax(np.abs(x[j:, j])))
+            piv.append(p + 1)
+            if x[p, j] == 0:
+                info = info or j + 1
+                continue
+            x[[j, p]] = x[[p, j]]
+            x[j + 1:, j] /= x[j, j]
+            x[j + 1:, j + 1:] -= np.outer(x[j + 1:, j], x[j, j + 1:])
+        lus.append(x)
+        pivs.append(piv)
+        infos.append(info)
+    return (np.array(lus, a.dtype).reshape(a.shape), np.array(pivs, I32).reshape(a.shape[:-2] + (k,)),
+            np.array(infos, I32).reshape(a.shape[:-2]))
+
+
+def lu_factor_cases():
+    cases = [factors(a, expect=_lu_ref(a)) for a in
+             (_well(4, 4), _well(3, 5, 5, dtype=F32), _well(2, 3, 40, 40), rng.uniform(-1, 1, (2, 3, 6)),
+              rng.uniform(-1, 1, (6, 3)).astype(F32), u(0, 3, 3, dtype=F64), u(2, 0, 3, dtype=F64))]
+    singular = arr([[[1.0, 2.0], [2.0, 4.0]], [[0.0, 0.0], [0.0, 0.0]], [[0.0, 1.0], [1.0, 0.0]]], F64)
+    cases.append(factors(singular, expect=(arr([[[2.0, 4.0], [0.5, 0.0]], [[0.0, 0.0], [0.0, 0.0]],
+                                                [[1.0, 0.0], [0.0, 1.0]]], F64),
+                                           arr([[2, 2], [1, 2], [2, 2]], I32), arr([2, 1, 0], I32)),
+                         label="singular-info"))
+    return cases
+
+
+def lu_solve_cases():
+    cases = []
+    for a, k in ((_well(4, 4), 3), (_well(2, 5, 5, dtype=F32), 1), (_well(3, 33, 33), 2), (_well(2, 3, 3), 0)):
+        lu, piv, _ = _lu_ref(a)
+        b = rng.uniform(-1, 1, a.shape[:-1] + (k,)).astype(a.dtype)
+        for adjoint in (False, True):
+            x = np.linalg.solve(np.swapaxes(a, -1, -2) if adjoint else a, b.astype(F64))
+            cases.append(factors(lu, piv, b, adjoint, expect=(x.astype(a.dtype),),
+                                 label=f"{describe(a)}-k{k}-adjoint{int(adjoint)}"))
+    return cases
+
+
+def triangular_solve_cases():
+    cases = []
+    for a, k in ((_well(4, 4), 2), (_well(2, 6, 6, dtype=F32), 1), (_well(40, 40), 3)):
+        b = rng.uniform(-1, 1, a.shape[:-1] + (k,)).astype(a.dtype)
+        for lower in (True, False):
+            for trans in (False, True):
+                for unit in (False, True):
+                    m = np.swapaxes(a, -1, -2) if trans else a
+                    m = np.tril(m) if lower else np.triu(m)
+                    if unit:
+                        m = m - np.eye(m.shape[-1]) * m + np.eye(m.shape[-1])
+                    x = np.linalg.solve(m.astype(F64), b.astype(F64))
+                    cases.append(factors(a, b, lower, trans, unit, expect=(x.astype(a.dtype),),
+                                         label=f"{describe(a)}-{lower:d}{trans:d}{unit:d}"))
+    return cases
+
+
+def cholesky_cases():
+    cases = []
+    for shape, dtype in (((4, 4), F64), ((3, 5, 5), F32), ((2, 37, 37), F64), ((0, 2, 2), F64)):
+        x = rng.uniform(-1, 1, shape)
+        s = x @ np.swapaxes(x, -1, -2) + shape[-1] * np.eye(shape[-1])
+        junk = np.triu(rng.uniform(-9, 9, shape), 1)  # the upper triangle is never read
+        cases.append(factors((s + junk).astype(dtype), expect=(np.linalg.cholesky(s).astype(dtype),
+                                                              np.zeros(shape[:-2], I32))))
+    bad = arr([[[1.0, 0.0], [0.0, 1.0]], [[-1.0, 0.0], [0.0, 1.0]], [[1.0, 2.0], [2.0, 1.0]]], F64)
+    cases.append(factors(bad, expect=(arr([[[1.0, 0.0], [0.0, 1.0]], [[-1.0, 0.0], [0.0, 1.0]],
+                                           [[1.0, 0.0], [2.0, -3.0]]], F64), arr([0, 1, 2], I32)),
+                         label="not-positive-definite-info"))
+    return cases
+
+
 def prod_rows():
     near1 = lambda *s, dtype=F32, w=0.5: u(*s, dtype=dtype, lo=1 - w, hi=1 + w)  # noqa: E731  no under/overflow
     return [out(near1(2, 3, 4), None, False, ref=prod_ref),
@@ -1414,6 +1520,54 @@ x234 = u(2, 3, 4, dtype=F64)
 x34 = u(3, 4)
 INPLACE_REF = {"add": np.add, "sub": np.subtract, "mul": np.multiply, "div": np.divide}
 
+def orthofactor(kind, a, *params, label=None):
+    """eigh / svd / qr on a (a host array, or Transposed): what does not depend on the free signs
+    of eigen / singular vectors (values, reconstructions, orthonormality), and for qr LAPACK's
+    signs exactly as NumPy's (both backends follow geqrf + orgqr). The input is left unchanged."""
+    def check(be, f):
+        arg = to_backend(be, a)
+        got = f(arg, *params)
+        assert np.array_equal(be.to_numpy(arg), a.array if isinstance(a, Transposed) else a)
+        host = [None if g is None else be.to_numpy(g) for g in got]
+        x = (a.array if isinstance(a, Transposed) else a).astype(np.float64)
+        dt = (a.array if isinstance(a, Transposed) else a).dtype
+        tol = (1e-4 if dt == F32 else 1e-10) * max(1.0, float(np.abs(x).max()) if x.size else 1.0)
+        eye = lambda q: np.broadcast_to(np.eye(q.shape[-1]), q.shape[:-2] + (q.shape[-1],) * 2)  # noqa: E731
+        assert all(h is None or h.dtype == dt for h in host)
+        if kind == "eigh":
+            w, v = host
+            tri = np.triu(x) if params[0] else np.tril(x)
+            S = tri + np.swapaxes(tri, -1, -2) - x * eye(x)
+            np.testing.assert_allclose(w, np.linalg.eigvalsh(S) if S.size else w, atol=tol)
+            np.testing.assert_allclose(v @ (w[..., None] * np.swapaxes(v, -1, -2)), S, atol=tol * 10)
+            np.testing.assert_allclose(np.swapaxes(v, -1, -2) @ v, eye(v), atol=tol * 10)
+        elif kind == "svd":
+            U, S, Vh = host
+            k = min(x.shape[-2:])
+            ref = np.linalg.svd(x, compute_uv=False) if x.size else np.zeros(x.shape[:-2] + (k,))
+            np.testing.assert_allclose(S, ref, atol=tol)
+            if params[1]:
+                np.testing.assert_allclose((U[..., :k] * S[..., None, :]) @ Vh[..., :k, :], x, atol=tol * 10)
+                for q in (U, np.swapaxes(Vh, -1, -2)):
+                    np.testing.assert_allclose(np.swapaxes(q, -1, -2) @ q, eye(q), atol=tol * 10)
+            else:
+                assert U is None and Vh is None
+        else:
+            Q, R = host
+            from minigrad.backends import numpy_backend
+            q, r = numpy_backend.qr(x, params[0])
+            np.testing.assert_allclose(R, r, atol=tol * 10)
+            assert (Q is None) == (q is None)
+            if Q is not None:
+                np.testing.assert_allclose(Q, q, atol=tol * 10)
+    return label or f"{kind}-{describe((a,) + params)}", check
+
+
+def _sym(*shape, dtype=F64):
+    x = rng.standard_normal(shape)
+    return (x + np.swapaxes(x, -1, -2)).astype(dtype)
+
+
 TABLE = {
     # creation and transfer
     "asarray": [
@@ -1682,6 +1836,25 @@ TABLE = {
     "softmax": softmax_rows(log=False),
     "log_softmax": softmax_rows(log=True),
 
+    # dense factorizations (kernels/linalg.cu)
+    "lu_factor": lu_factor_cases(),
+    "lu_solve": lu_solve_cases(),
+    "triangular_solve": triangular_solve_cases(),
+    "cholesky": cholesky_cases(),
+    # orthogonal factorizations (kernels/linalg_eig.cu)
+    "eigh": [orthofactor("eigh", _sym(4, 4), False), orthofactor("eigh", u(2, 5, 5), True),
+             orthofactor("eigh", u(3, 3, dtype=F64), False), orthofactor("eigh", _sym(1, 1), True),
+             orthofactor("eigh", _sym(2, 3, 9, 9, dtype=F32), False), orthofactor("eigh", u(0, 0), False),
+             orthofactor("eigh", u(0, 3, 3), True)],
+    "svd": [orthofactor("svd", u(5, 3), True, True), orthofactor("svd", u(5, 3, dtype=F64), False, True),
+            orthofactor("svd", u(3, 5), True, True), orthofactor("svd", u(2, 4, 4, dtype=F64), True, True),
+            orthofactor("svd", u(2, 7, 2), False, False), orthofactor("svd", Transposed(u(4, 3, dtype=F64)), False, True),
+            orthofactor("svd", u(0, 3), True, True), orthofactor("svd", u(3, 0), False, True),
+            orthofactor("svd", u(1, 1), True, True)],
+    "qr": [orthofactor("qr", u(5, 3, dtype=F64), mode) for mode in ("reduced", "complete", "r")]
+          + [orthofactor("qr", u(3, 5, dtype=F64), "complete"), orthofactor("qr", u(2, 4, 4), "reduced"),
+             orthofactor("qr", Transposed(u(3, 4, dtype=F64)), "reduced"), orthofactor("qr", u(0, 3), "complete"),
+             orthofactor("qr", u(3, 0), "reduced")],
     # linear algebra
     "matmul": [out(u(2, 3), u(3, 4), ref=np.matmul),
                out(u(3, dtype=F64), u(3, dtype=F64), ref=np.matmul),  # dot: a 0-d array

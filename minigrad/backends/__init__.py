@@ -52,6 +52,18 @@ PRIMITIVES = (
     # linear algebra; matmul(a, b, bias=None): a bias of b's last dim is added to every row of
     # the rounded product (nn.Linear's addmm, one GEMM launch on CUDA)
     "matmul",
+    # dense factorizations of float (..., m, n) batches (kernels/linalg.cu), int32 pivots/info:
+    # lu_factor(a) -> (lu, 1-based pivots (..., min(m, n)), info: first zero pivot or 0), getrf's
+    # partial pivoting; lu_solve(lu, pivots, b, adjoint) -> X of A X = B (A^T X = B), b (..., n, k)
+    # with lu's batch shape; triangular_solve(a, b, lower, trans, unit) -> X of M X = B, M = a or
+    # a^T; cholesky(a) -> (lower L of a's lower triangle, info: first non-positive-definite minor)
+    "lu_factor", "lu_solve", "triangular_solve", "cholesky",
+    # factorizations of float (..., m, n) stacks, batched over the leading dims (linalg_eig.py):
+    # eigh(a, upper) -> (eigenvalues ascending, eigenvectors) of symmetric matrices read from one
+    # triangle; svd(a, full_matrices, compute_uv) -> (U or None, S descending, Vh or None);
+    # qr(a, mode) -> (Q or None for mode 'r', R), LAPACK's Householder signs. Vector signs
+    # (eigh, svd) may differ between backends
+    "eigh", "svd", "qr",
     # layout: views where the array type allows, copies otherwise; data_ptr(a): the address
     # of a's first element (a view's is its base's plus the view's offset); strides(a): the
     # step between neighbours along each dim, in elements (0 along a broadcast dim);

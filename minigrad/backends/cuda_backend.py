@@ -28,6 +28,8 @@ from .cuda_kernel_table import (ADAGRAD_LIST_MAX, ADAM_LIST_MAX, AXPY_LIST_MAX, 
                                 SORT_THREADS, SORT_TILE,
                                 col_launch, row_launch)
 from .cuda_kernel_table import CONV_SFX
+from .cuda_kernel_table import LINALG_THREADS
+from .cuda_kernel_table import linalg_eig_threads
 from .cuda_kernel_table import scan_col_launch, scan_launch
 
 
@@ -1093,6 +1095,125 @@ class CudaBackend:
             return xb, bstride, layout[0], layout[1]
         xb = self.ascontiguous(xb)
         return xb, (r * c if bstride else 0), "n", max(c, 1)
+
+    # ---- dense factorizations (kernels/linalg.cu: one block per matrix of the batch) ------------
+    def _linalg(self, kname, a, *args):
+        grid = (max(1, min(_prod(a.shape[:-2]), self.sm_count * 32, 2 ** 31 - 1)),)
+        self._launch("linalg.cu", f"{kname}_{_SFX[a.dtype]}", grid, (LINALG_THREADS, 1, 1), args)
+
+    def lu_factor(self, a):
+        """(lu, int32 pivots, int32 info) of a float (..., m, n): getrf's, see kernels/linalg.cu."""
+        m, n = a.shape[-2:]
+        lu = self.copy(a)
+        piv = self.zeros(a.shape[:-2] + (min(m, n),), np.int32)
+        info = self.zeros(a.shape[:-2], np.int32)
+        batch = _prod(a.shape[:-2])
+        if batch and m and n:
+            self._linalg("lu_factor", lu, lu, piv, info, np.int64(batch), np.int64(m), np.int64(n))
+        return lu, piv, info
+
+    def lu_solve(self, lu, piv, b, adjoint):
+        """X with A X = B (adjoint: A^T X = B), A = P L U given by lu_factor; b (..., n, k) with
+        lu's batch shape."""
+        n, k = b.shape[-2:]
+        x = self.copy(b)
+        batch = _prod(b.shape[:-2])
+        if batch and n and k:
+            self._linalg("lu_solve", x, self.ascontiguous(lu), self.ascontiguous(piv), x, np.int64(batch),
+                         np.int64(n), np.int64(k), np.int32(bool(adjoint)))
+        return x
+
+    def triangular_solve(self, a, b, lower, trans, unit):
+        """X with M X = B, M = a (trans: a^T) lower or upper triangular, unit diagonal or not."""
+        n, k = b.shape[-2:]
+        x = self.copy(b)
+        batch = _prod(b.shape[:-2])
+        if batch and n and k:
+            self._linalg("trsm", x, self.ascontiguous(a), x, np.int64(batch), np.int64(n), np.int64(k),
+                         np.int32(bool(lower)), np.int32(bool(trans)), np.int32(bool(unit)))
+        return x
+
+    def cholesky(self, a):
+        """(L, int32 info): the lower Cholesky factor of a's lower triangle (potrf's info)."""
+        n = a.shape[-1]
+        x = self.copy(a)
+        info = self.zeros(a.shape[:-2], np.int32)
+        batch = _prod(a.shape[:-2])
+        if batch and n:
+            self._linalg("cholesky", x, x, info, np.int64(batch), np.int64(n))
+        return x, info
+
+    # ---- orthogonal factorizations (kernels/linalg_eig.cu: Jacobi / Householder, one block per matrix) --
+    def _linalg_eig(self, kname, a, n, args):
+        batch = _prod(a.shape[:-2])
+        grid = (max(1, min(batch, self.sm_count * 32, 2 ** 31 - 1)),)
+        self._launch("linalg_eig.cu", f"{kname}_{_SFX[a.dtype]}", grid, (linalg_eig_threads(n), 1, 1),
+                     args)
+
+    def _stack_t(self, a):
+        """The matrices of a (..., m, n) transposed, as a fresh contiguous (batch, n, m) array (the
+        kernels work in it in place)."""
+        m, n = a.shape[-2:]
+        t = self.transpose(a, tuple(range(a.ndim - 2)) + (a.ndim - 1, a.ndim - 2))
+        x = self.ascontiguous(t)
+        return (self.copy(x) if x is t or x is a else x).reshape((-1, n, m))
+
+    def eigh(self, a, upper):
+        """(eigenvalues ascending, eigenvectors) by the eigh kernel (cyclic Jacobi)."""
+        n, batch = a.shape[-1], a.shape[:-2]
+        w, v = self.empty(batch + (n,), a.dtype), self.empty(a.shape, a.dtype)
+        nb = _prod(batch)
+        if nb and n:
+            x = self.ascontiguous(a)
+            work = self.empty(a.shape, a.dtype)
+            self._linalg_eig("eigh", a, n, (x, work, w, v, np.int64(nb), np.int64(n), np.int32(bool(upper))))
+        return w, v
+
+    def svd(self, a, full_matrices, compute_uv):
+        """(U, S, Vh) by the svd kernel (one-sided Jacobi) on A^T, or on A for a wide A (whose
+        SVD's U and V trade places)."""
+        m, n = a.shape[-2:]
+        batch = a.shape[:-2]
+        nb = _prod(batch)
+        wide = m < n
+        if wide:  # A^T = V S U^T: the kernel's m >= n case
+            a = self.transpose(a, tuple(range(a.ndim - 2)) + (a.ndim - 1, a.ndim - 2))
+            m, n = n, m
+        ucols = m if full_matrices else n
+        s = self.empty(batch + (n,), a.dtype)
+        ut, vt = self.empty(batch + (ucols, m), a.dtype), self.empty(batch + (n, n), a.dtype)
+        if nb and n:
+            g = self._stack_t(a)
+            self._linalg_eig("svd", a, n, (g, s, ut, vt, np.int64(nb), np.int64(m), np.int64(n), np.int64(ucols)))
+        elif nb:  # m x 0: U is the identity
+            ut = self.ascontiguous(self.broadcast_to(self.eye(ucols, m, a.dtype), batch + (ucols, m)))
+        if not compute_uv:
+            return None, s, None
+        swap = tuple(range(len(batch))) + (len(batch) + 1, len(batch))
+        if wide:  # U = the kernel's V, Vh = the kernel's U^T
+            return self.ascontiguous(self.transpose(vt, swap)), s, ut
+        return self.ascontiguous(self.transpose(ut, swap)), s, vt
+
+    def qr(self, a, mode):
+        """(Q or None, R) by the qr kernel (Householder, LAPACK's geqrf + orgqr)."""
+        m, n = a.shape[-2:]
+        batch, k = a.shape[:-2], min(m, n)
+        nb = _prod(batch)
+        qcols = 0 if mode == "r" else m if mode == "complete" else k
+        rrows = m if mode == "complete" else k
+        r = self.empty(batch + (rrows, n), a.dtype)
+        qt = self.empty(batch + (qcols, m), a.dtype)
+        if nb and m and n:
+            at = self._stack_t(a)
+            tau = self.empty(batch + (k,), a.dtype)
+            self._linalg_eig("qr", a, n, (at, tau, qt if qcols else r, r, np.int64(nb), np.int64(m), np.int64(n),
+                                          np.int64(qcols), np.int64(rrows)))
+        elif nb:  # an empty matrix: Q the identity's columns, R zeros
+            r = self.zeros(batch + (rrows, n), a.dtype)
+            qt = self.ascontiguous(self.broadcast_to(self.eye(qcols, m, a.dtype), batch + (qcols, m)))
+        if mode == "r":
+            return None, r
+        return self.ascontiguous(self.transpose(qt, tuple(range(len(batch))) + (len(batch) + 1, len(batch)))), r
 
     def matmul(self, a, b, bias=None):
         if bias is not None:

@@ -41,6 +41,14 @@ GRID_YZ_MAX = 65535         # CUDA's cap on gridDim.y and gridDim.z
 # are sorted tile by tile, then merged in global memory
 SORT_TILE = {"f32": 4096, "i32": 4096, "b8": 4096, "f64": 2048, "i64": 2048}
 SORT_THREADS = 512          # most threads per block of the sort kernels
+LINALG_THREADS = 256        # threads per block of kernels/linalg.cu (one block per matrix)
+
+
+def linalg_eig_threads(n):
+    """Threads per block of kernels/linalg_eig.cu (one block per matrix, n its smaller dim): a
+    warp per pair of columns (n / 2 pairs a Jacobi round), whole warps, at most 256."""
+    return 32 * min(8, max(1, (n + 1) // 2))
+
 
 # tile shapes of kernels/matmul.cu (its header documents them): (big, small) per dtype suffix
 GEMM_TILES = {"f32": (dict(threads=256, bm=128, bn=128), dict(threads=256, bm=32, bn=32)),
@@ -81,7 +89,12 @@ def scan_col_launch(outer, inner):
 def kernel_names():
     """Every kernel name the CUDA backend can launch, by source file (the compile check uses it)."""
     names = {"elementwise.cu": set(), "reduce.cu": set(), "softmax.cu": set(), "matmul.cu": set(),
-             "sort.cu": set(), "scan.cu": set(), "norm.cu": set(), "conv.cu": set()}
+             "sort.cu": set(), "scan.cu": set(), "norm.cu": set(), "conv.cu": set(), "linalg.cu": set(),
+             "linalg_eig.cu": set()}
+    for sfx in ("f32", "f64"):
+        names["linalg_eig.cu"].update({f"eigh_{sfx}", f"svd_{sfx}", f"qr_{sfx}"})
+    for sfx in ("f32", "f64"):
+        names["linalg.cu"].update({f"lu_factor_{sfx}", f"lu_solve_{sfx}", f"trsm_{sfx}", f"cholesky_{sfx}"})
     for sfx in CONV_SFX:
         names["conv.cu"].update({f"im2col_{sfx}", f"col2im_{sfx}"})
     for sfx in ("f32", "f64", "i64", "i32"):

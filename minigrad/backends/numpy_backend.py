@@ -702,6 +702,123 @@ _matmul = np.matmul
 _add = np.add
 
 
+# ---- dense factorizations (kernels/linalg.cu's algorithms, vectorized over the batch, with the
+# same order of arithmetic, so that both backends and the kernels' emulation agree) ----
+
+def lu_factor(a):
+    """LU with partial pivoting of a float (..., m, n): (lu, 1-based int32 pivots (..., min(m, n)),
+    int32 info (...,): the first zero pivot, 1-based, or 0), as LAPACK's getrf. The pivot is the
+    first largest |a[i, k]|, i >= k (a NaN is never preferred); a zero pivot leaves its column
+    unscaled and the factorization goes on."""
+    shape = a.shape
+    m, n = shape[-2:]
+    kmax = min(m, n)
+    lu = np.array(a, order="C").reshape((math.prod(shape[:-2]), m, n))
+    b = lu.shape[0]
+    piv = np.zeros((b, kmax), np.int32)
+    info = np.zeros(b, np.int32)
+    rows = np.arange(b)
+    with np.errstate(all="ignore"):
+        for k in range(kmax):
+            col = np.abs(lu[:, k:, k])
+            col[np.isnan(col)] = -1.0
+            p = k + np.argmax(col, axis=1) if m > k else np.full(b, k)
+            p = np.where(col.max(axis=1, initial=-1.0) < 0, k, p)
+            pv = lu[rows, p, k]
+            piv[:, k] = p + 1
+            zero = pv == 0
+            info[(info == 0) & zero] = k + 1
+            go = ~zero
+            if not go.any():
+                continue
+            sel = rows[go & (p != k)]
+            if sel.size:
+                rk = lu[sel, k, :].copy()
+                lu[sel, k, :] = lu[sel, p[sel], :]
+                lu[sel, p[sel], :] = rk
+            g = rows[go]
+            lu[g, k + 1:, k] = lu[g, k + 1:, k] / pv[g][:, None]
+            lu[g, k + 1:, k + 1:] -= lu[g, k + 1:, k][:, :, None] * lu[g, k, k + 1:][:, None, :]
+    return lu.reshape(shape), piv.reshape(shape[:-2] + (kmax,)), info.reshape(shape[:-2])
+
+
+def _trsm(a, x, lower, trans, unit):
+    """Solves M X = B in place over a batch (a: (b, n, n), x: (b, n, k)), M = a or a^T, lower or
+    upper triangular, unit diagonal or not: column-oriented, as kernels/linalg.cu's block_trsm."""
+    n = a.shape[-1]
+    m = np.swapaxes(a, -1, -2) if trans else a
+    with np.errstate(all="ignore"):
+        for s in range(n):
+            j = s if lower else n - 1 - s
+            xj = x[:, j, :] if unit else x[:, j, :] / m[:, j, j][:, None]
+            rows = slice(j + 1, n) if lower else slice(0, j)
+            x[:, rows, :] -= m[:, rows, j][:, :, None] * xj[:, None, :]
+        if not unit:
+            x /= np.diagonal(m, 0, -2, -1)[:, :, None]
+    return x
+
+
+def _batch3(x, n, k):
+    return np.array(x, order="C").reshape((math.prod(x.shape[:-2]), n, k))
+
+
+def lu_solve(lu, piv, b, adjoint):
+    """The solution X of A X = B (adjoint: A^T X = B), A = P L U from lu_factor's square lu
+    (..., n, n) and pivots (..., n); b (..., n, k) with lu's batch shape."""
+    n, k = b.shape[-2:]
+    x = _batch3(b, n, k)
+    a = _batch3(lu, n, n)
+    p = np.clip(np.asarray(piv, np.int64).reshape((x.shape[0], n)) - 1, 0, max(n - 1, 0))
+    if adjoint:  # U^T L^T P^T X = B
+        _trsm(a, x, True, True, False)
+        _trsm(a, x, False, True, True)
+    rows = np.arange(x.shape[0])
+    for i in range(n - 1, -1, -1) if adjoint else range(n):  # the row interchanges, as getrs's laswp
+        pi = p[:, i]
+        xi = x[:, i, :].copy()
+        x[:, i, :] = x[rows, pi, :]
+        x[rows, pi, :] = xi
+    if not adjoint:  # P L U X = B
+        _trsm(a, x, True, False, True)
+        _trsm(a, x, False, False, False)
+    return x.reshape(b.shape)
+
+
+def triangular_solve(a, b, lower, trans, unit):
+    """The solution X of M X = B, M = a (trans: a^T) triangular (lower or upper; unit: ones on
+    the diagonal, not read); a (..., n, n), b (..., n, k) with a's batch shape."""
+    n, k = b.shape[-2:]
+    return _trsm(_batch3(a, n, n), _batch3(b, n, k), lower, trans, unit).reshape(b.shape)
+
+
+def cholesky(a):
+    """(L, int32 info (...,)): the lower Cholesky factor of the symmetric matrices given by the
+    lower triangles of a (..., n, n), upper triangle zero; info: the order of the first leading
+    minor that is not positive-definite (that matrix's factorization stops there), or 0."""
+    n = a.shape[-1]
+    x = _batch3(a, n, n)
+    info = np.zeros(x.shape[0], np.int32)
+    live = np.ones(x.shape[0], bool)
+    tril = np.tril(np.ones((n, n), bool))
+    with np.errstate(all="ignore"):
+        for k in range(n):
+            d = x[:, k, k]
+            bad = live & ~(d > 0)
+            info[bad] = k + 1
+            live &= ~bad
+            g = np.flatnonzero(live)
+            if not g.size:
+                break
+            s = np.sqrt(x[g, k, k])
+            x[g, k, k] = s
+            x[g, k + 1:, k] = x[g, k + 1:, k] / s[:, None]
+            c = x[g, k + 1:, k]
+            t = x[g, k + 1:, k + 1:]
+            x[g, k + 1:, k + 1:] = np.where(tril[k + 1:, k + 1:], t - c[:, :, None] * c[:, None, :], t)
+    x[:, ~tril] = 0
+    return x.reshape(a.shape), info.reshape(a.shape[:-2])
+
+
 def matmul(a, b, bias=None):
     if a.ndim == 2 and b.ndim == 2:
         r = a.dot(b)  # the same BLAS call without the matmul gufunc's overhead (2x on small inputs)
@@ -726,6 +843,62 @@ def _check_bias(a, b, bias):
         raise ValueError(f"matmul: a bias of shape {tuple(bias.shape)} and dtype {bias.dtype} for a "
                          f"{tuple(a.shape)} @ {tuple(b.shape)} product (it takes one value per column, "
                          "of the product's dtype)")
+
+
+def _nan_on_failure(fn, a, outs):
+    """fn(a) (LAPACK through numpy.linalg); where LAPACK does not converge (NaN or inf in a), the
+    results `outs` (shapes) filled with NaN instead of NumPy's LinAlgError."""
+    try:
+        return fn(a)
+    except np.linalg.LinAlgError:
+        return tuple(np.full(s, np.nan, a.dtype) for s in outs)
+
+
+def eigh(a, upper):
+    """(eigenvalues ascending (..., n), eigenvectors (..., n, n)) of the symmetric matrices in a
+    (..., n, n), read from the upper triangle when `upper`, else the lower (LAPACK's syevd)."""
+    n = a.shape[-1]
+    if a.size == 0:
+        return np.empty(a.shape[:-1], a.dtype), np.empty(a.shape, a.dtype)
+    w, v = _nan_on_failure(lambda x: np.linalg.eigh(x, "U" if upper else "L"), a, (a.shape[:-1], a.shape))
+    return np.ascontiguousarray(w, a.dtype), np.ascontiguousarray(v, a.dtype).reshape(a.shape[:-2] + (n, n))
+
+
+def svd(a, full_matrices, compute_uv):
+    """(U, S, Vh) of the matrices in a (..., m, n), singular values descending; U (..., m, m or
+    k) and Vh (..., n or k, n) for k = min(m, n), both None unless compute_uv (LAPACK's gesdd)."""
+    m, n = a.shape[-2:]
+    k, batch = min(m, n), a.shape[:-2]
+    if a.size == 0:
+        s = np.zeros(batch + (k,), a.dtype)
+        if not compute_uv:
+            return None, s, None
+        eye_u = np.broadcast_to(np.eye(m, m if full_matrices else k, dtype=a.dtype), batch + (m, m if full_matrices else k))
+        eye_v = np.broadcast_to(np.eye(n if full_matrices else k, n, dtype=a.dtype), batch + (n if full_matrices else k, n))
+        return np.ascontiguousarray(eye_u), s, np.ascontiguousarray(eye_v)
+    if not compute_uv:
+        s, = _nan_on_failure(lambda x: (np.linalg.svd(x, compute_uv=False),), a, (batch + (k,),))
+        return None, np.ascontiguousarray(s, a.dtype), None
+    uc, vr = (m, n) if full_matrices else (k, k)
+    u, s, vh = _nan_on_failure(lambda x: np.linalg.svd(x, full_matrices=full_matrices), a,
+                               (batch + (m, uc), batch + (k,), batch + (vr, n)))
+    return tuple(np.ascontiguousarray(x, a.dtype) for x in (u, s, vh))
+
+
+def qr(a, mode):
+    """(Q, R) of the matrices in a (..., m, n), with LAPACK's signs (geqrf + orgqr): mode
+    'reduced' (Q (..., m, k), R (..., k, n)), 'complete' (Q (..., m, m), R (..., m, n)), or 'r'
+    (Q None, R as reduced)."""
+    m, n = a.shape[-2:]
+    k, batch = min(m, n), a.shape[:-2]
+    qc, rr = (m, m) if mode == "complete" else (k, k)
+    if a.size == 0:
+        q = np.ascontiguousarray(np.broadcast_to(np.eye(m, qc, dtype=a.dtype), batch + (m, qc)))
+        return (None if mode == "r" else q), np.zeros(batch + (rr, n), a.dtype)
+    if mode == "r":
+        return None, np.ascontiguousarray(np.linalg.qr(a, "r"), a.dtype)
+    q, r = np.linalg.qr(a, mode)
+    return np.ascontiguousarray(q, a.dtype), np.ascontiguousarray(r, a.dtype)
 
 
 def reshape(a, shape):

@@ -285,3 +285,87 @@ __all__ += ["kl_div", "cosine_embedding_loss", "margin_ranking_loss", "hinge_emb
 from ..ops.attention import (scaled_dot_product_attention, multi_head_attention_forward,  # noqa: E402
                              _canonical_mask, _none_or_dtype, _mha_shape_check)
 __all__ += ["scaled_dot_product_attention", "multi_head_attention_forward"]
+
+
+# ---- image-model layers: interpolation, shuffles, more normalizations, GLU, bilinear -------------
+
+from ..ops.interpolate import (interpolate, upsample, upsample_nearest, upsample_bilinear,  # noqa: E402
+                               pixel_shuffle, pixel_unshuffle, channel_shuffle, glu)
+group_norm = _norm.group_norm
+instance_norm = _norm.instance_norm
+native_channel_shuffle = channel_shuffle
+__all__ += ["interpolate", "upsample", "upsample_nearest", "upsample_bilinear", "pixel_shuffle", "pixel_unshuffle",
+            "channel_shuffle", "native_channel_shuffle", "glu", "group_norm", "instance_norm",
+            "local_response_norm", "gumbel_softmax", "bilinear"]
+
+
+def local_response_norm(input, size, alpha=1e-4, beta=0.75, k=1.0):
+    """torch's composition: the squares averaged over a window of `size` channels (zero-padded),
+    then input / (k + alpha * avg) ** beta (its node is DivBackward0)."""
+    dim = input.dim()
+    if dim < 3:
+        raise ValueError(f"Expected 3D or higher dimensionality                          input (got {dim} dimensions)")
+    if input.numel() == 0:
+        return input
+    div = input.mul(input)
+    if dim == 3:
+        div = div.unsqueeze(1)
+        div = pad(div, (0, 0, size // 2, (size - 1) // 2))
+        div = avg_pool2d(div, (size, 1), stride=1).squeeze(1)
+    else:
+        # torch pools a (N, 1, C, H, rest) view in 3-d; a (size, 1) window over (C, H * rest) is the same
+        sizes = input.size()
+        div = div.view(sizes[0], 1, sizes[1], -1)
+        div = pad(div, (0, 0, size // 2, (size - 1) // 2))
+        div = avg_pool2d(div, (size, 1), stride=1).squeeze(1)
+        div = div.view(sizes)
+    div = div.mul(alpha).add(k).pow(beta)
+    return input / div
+
+
+def gumbel_softmax(logits, tau=1, hard=False, eps=1e-10, dim=-1):
+    """Softmax of (logits + Gumbel noise) / tau, the noise -log(E), E ~ Exp(1) from the backend's
+    generator; hard: the one-hot of the argmax, with the soft sample's gradient."""
+    if eps != 1e-10:
+        warnings.warn("`eps` parameter is deprecated and has no effect.", stacklevel=2)
+    be = logits._device.backend
+    x = logits._data
+    # Exp(1) = -log(U), U uniform in (0, 1]
+    e = be.neg(be.log(be.sub(be.ones((), x.dtype), be.rand(x.shape, x.dtype))))
+    gumbels = _make(be.neg(be.log(e)), logits._device)
+    y_soft = ((logits + gumbels) / tau).softmax(dim)
+    if hard:
+        index = y_soft.max(dim, keepdim=True)[1]
+        from .. import creation
+        y_hard = creation.zeros_like(logits).scatter_(dim, index, 1.0)
+        return y_hard - y_soft.detach() + y_soft
+    return y_soft
+
+
+def bilinear(input1, input2, weight, bias=None):
+    """torch.bilinear: y[..., o] = sum_ij x1[..., i] W[o, i, j] x2[..., j] (+ bias), the flattened
+    product reshaped to the batch shape (its node is ViewBackward0, AddBackward0 with a bias)."""
+    for pos, (name, t) in enumerate((("input1", input1), ("input2", input2), ("weight", weight)), 1):
+        _tensor(t, "bilinear", name, pos)
+    d1, d2 = input1.dim(), input2.dim()
+    if d1 != d2:
+        raise RuntimeError(f"bilinear(): input dimensions do not match: got {d1} and {d2}")
+    for i in range(d1 - 1):
+        if input1.shape[i] != input2.shape[i]:
+            raise RuntimeError(f"bilinear(): input batch dimensions do not match at dim {i}: got {input1.shape[i]} and "
+                               f"{input2.shape[i]}")
+    if input1.shape[-1] != weight.shape[1]:
+        raise RuntimeError(f"bilinear(): input1 size does not match weight size: got {input1.shape[-1]} but "
+                           f"expected {weight.shape[1]}")
+    if input2.shape[-1] != weight.shape[2]:
+        raise RuntimeError(f"bilinear(): input2 size does not match weight size: got {input2.shape[-1]} but "
+                           f"expected {weight.shape[2]}")
+    if bias is not None and bias.shape[0] != weight.shape[0]:
+        raise RuntimeError(f"bilinear(): bias size does not match weight size: got {bias.shape[0]} but "
+                           f"expected {weight.shape[0]}")
+    o, i, j = weight.shape
+    x1 = input1.reshape(-1, i)
+    x2 = input2.reshape(-1, j)
+    t = x1.matmul(weight.permute(1, 0, 2).reshape(i, o * j)).reshape(-1, o, j)
+    out = (t * x2.unsqueeze(1)).sum(-1).reshape(tuple(input1.shape[:-1]) + (o,))
+    return out if bias is None else out + bias

@@ -272,3 +272,151 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
             raise RuntimeError(f"{name} should contain {features} elements not {t._data.size}")
     return NativeBatchNorm.apply(input, weight, bias, running_mean, running_var, bool(training),
                                  float(momentum), float(eps))
+
+
+# ---- group norm: the layer-norm primitive over (N * G, C / G * spatial) rows, then per channel ----
+
+class NativeGroupNorm(Builtin):
+    """y = (x - mean) * rstd * weight[c] + bias[c], the statistics over each sample's groups of
+    C / G channels and all spatial positions (be.layer_norm's rows)."""
+    _node_name = "NativeGroupNormBackward0"
+
+    @staticmethod
+    def forward(ctx, x, w, b, groups, eps):
+        be = x._device.backend
+        xd = x._data
+        shape = xd.shape
+        n, c = shape[0], shape[1]
+        hw = math.prod(shape[2:])
+        rows, cols = n * groups, (c // groups) * hw
+        x2 = be.reshape(be.ascontiguous(xd), (rows, cols))
+        if xd.size:
+            y, mean, rstd = be.layer_norm(x2, None, None, eps)
+        else:
+            y, mean, rstd = x2, be.zeros((rows,), xd.dtype), be.zeros((rows,), xd.dtype)
+        y = be.reshape(y, (n, c, hw))
+        if w is not None:
+            y = be.mul(y, be.reshape(w._data, (c, 1)))
+        if b is not None:
+            y = be.add(y, be.reshape(b._data, (c, 1)))
+        if ctx is not NO_CTX:
+            ctx.save_for_backward(x, w)
+            ctx.mean, ctx.rstd, ctx.groups, ctx.eps = mean, rstd, groups, eps
+        return _make(be.reshape(y, shape), x._device)
+
+    @staticmethod
+    def backward(ctx, g):
+        """In Tensor ops, the statistics recomputed from x (differentiable again)."""
+        nx, nw, nb = ctx.needs_input_grad[:3]
+        x, w = ctx.saved_tensors
+        shape = tuple(x.shape)
+        n, c = shape[0], shape[1]
+        grp = ctx.groups
+        x3 = x.reshape(n, grp, -1)
+        mu = x3.mean(2, keepdim=True)
+        xc = x3 - mu
+        rstd = ((xc * xc).mean(2, keepdim=True) + ctx.eps).sqrt().reciprocal()
+        xhat = (xc * rstd).reshape(n, c, -1)
+        g3 = g.reshape(n, c, -1)
+        gx = gw = gb = None
+        if nx:
+            gwt = (g3 * w.reshape(c, 1) if w is not None else g3).reshape(n, grp, -1)
+            xh = xhat.reshape(n, grp, -1)
+            gx = (rstd * ((gwt - gwt.mean(2, keepdim=True)) - xh * (gwt * xh).mean(2, keepdim=True))).reshape(shape)
+        if nw:
+            gw = (g3 * xhat).sum((0, 2))
+        if nb:
+            gb = g3.sum((0, 2))
+        return gx, gw, gb, None, None
+
+    @staticmethod
+    def backward_raw(ctx, be, g):
+        nx, nw, nb = ctx.needs_input_grad[:3]
+        x, w = ctx.saved_arrays()
+        shape = x.shape
+        n, c = shape[0], shape[1]
+        hw = math.prod(shape[2:])
+        rows = n * ctx.groups
+        cols = (c // ctx.groups) * hw
+        g3 = be.reshape(be.ascontiguous(g), (n, c, hw))
+        gx = gw = gb = None
+        if x.size == 0:
+            z = be.zeros((c,), x.dtype)
+            return (be.zeros(shape, x.dtype) if nx else None, z if nw else None, z if nb else None, None, None)
+        x2 = be.reshape(be.ascontiguous(x), (rows, cols))
+        if nx:
+            gwt = g3 if w is None else be.mul(g3, be.reshape(w, (c, 1)))
+            gx = be.reshape(be.layer_norm_backward(be.reshape(be.ascontiguous(gwt), (rows, cols)), x2, ctx.mean,
+                                                   ctx.rstd, None), shape)
+        if nw:
+            xhat = be.mul(be.sub(x2, be.reshape(ctx.mean, (rows, 1))), be.reshape(ctx.rstd, (rows, 1)))
+            gw = be.sum(be.mul(g3, be.reshape(xhat, (n, c, hw))), (0, 2))
+        if nb:
+            gb = be.sum(g3, (0, 2))
+        return gx, gw, gb, None, None
+
+
+def group_norm(input, num_groups, weight=None, bias=None, eps=1e-05):
+    """torch.nn.functional.group_norm, with torch's checks in torch's order."""
+    from ..nn.functional import _tensor
+    _tensor(input, "group_norm")
+    shape = tuple(input._data.shape)
+    if len(shape) < 2:
+        raise RuntimeError(f"Expected at least 2 dimensions for input tensor but received {len(shape)}")
+    size = [shape[0] * shape[1] // num_groups, num_groups] + list(shape[2:])
+    prods = size[0]
+    for s in size[2:]:
+        prods *= s
+    if prods == 1:
+        raise ValueError(f"Expected more than 1 value per channel when training, got input size {size}")
+    c = shape[1]
+    if c % num_groups:
+        raise RuntimeError("Expected number of channels in input to be divisible by num_groups, but got input of "
+                           f"shape {_shape_list(shape)} and num_groups={num_groups}")
+    for name, p in (("weight", weight), ("bias", bias)):
+        if p is not None and (p._data.ndim != 1 or p._data.size != c):
+            raise RuntimeError(f"Expected {name} to be a vector of size equal to the number of channels in input, "
+                               f"but got {name} of shape {_shape_list(p._data.shape)} and input of shape "
+                               f"{_shape_list(shape)}")
+    _check_params(input, "GroupNormKernelImpl", weight, bias)
+    return NativeGroupNorm.apply(input, weight, bias, int(num_groups), float(eps))
+
+
+# ---- instance norm: batch norm of the (1, N * C, *spatial) view, as torch composes it -----------
+
+def instance_norm(input, running_mean=None, running_var=None, weight=None, bias=None, use_input_stats=True,
+                  momentum=0.1, eps=1e-05):
+    """torch.nn.functional.instance_norm: batch_norm over the (1, N * C, ...) view with the
+    parameters and running statistics repeated N times; the running statistics are then the
+    means over the batch of the updated copies (torch's at::instance_norm)."""
+    from ..nn.functional import _tensor
+    from ..autograd.grad_mode import no_grad
+    from ..tensor import Size
+    _tensor(input, "instance_norm")
+    shape = tuple(input._data.shape)
+    if use_input_stats:
+        prods = 1
+        for s in shape[2:]:
+            prods *= s
+        if prods == 1:
+            raise ValueError(f"Expected more than 1 spatial element when training, got input size {Size(shape)!r}")
+    if not use_input_stats and (running_mean is None or running_var is None):
+        raise RuntimeError("Expected running_mean and running_var to be defined when use_input_stats is false")
+    n, c = shape[0], shape[1]
+
+    def rep(t):
+        return None if t is None else t.repeat(n)
+
+    rm, rv = rep(running_mean), rep(running_var)
+    if rm is not None:
+        rm = rm.detach()
+    if rv is not None:
+        rv = rv.detach()
+    out = batch_norm(input.contiguous().view((1, n * c) + shape[2:]), rm, rv, rep(weight), rep(bias),
+                     use_input_stats, momentum, eps)
+    with no_grad():
+        if running_mean is not None:
+            running_mean.copy_(rm.view(n, c).mean(0))
+        if running_var is not None:
+            running_var.copy_(rv.view(n, c).mean(0))
+    return out.view(shape)

@@ -49,3 +49,12 @@ from .transformer import (Transformer, TransformerEncoder, TransformerDecoder, T
                           TransformerDecoderLayer)
 __all__ += ["MultiheadAttention", "Transformer", "TransformerEncoder", "TransformerDecoder", "TransformerEncoderLayer",
             "TransformerDecoderLayer"]
+from .upsampling import (Upsample, UpsamplingNearest2d, UpsamplingBilinear2d, PixelShuffle,  # noqa: E402
+                         PixelUnshuffle, ChannelShuffle)
+from .normalization import (BatchNorm3d, GroupNorm, InstanceNorm1d, InstanceNorm2d, InstanceNorm3d,  # noqa: E402
+                            LocalResponseNorm)
+from .activation import GLU  # noqa: E402
+from .linear import Bilinear  # noqa: E402
+__all__ += ["Upsample", "UpsamplingNearest2d", "UpsamplingBilinear2d", "PixelShuffle", "PixelUnshuffle",
+            "ChannelShuffle", "BatchNorm3d", "GroupNorm", "InstanceNorm1d", "InstanceNorm2d", "InstanceNorm3d",
+            "LocalResponseNorm", "GLU", "Bilinear"]

@@ -293,3 +293,17 @@ class Hardshrink(Module):
 
     def extra_repr(self):
         return f"{self.lambd}"
+
+
+class GLU(Module):
+    """The gated linear unit: a * sigmoid(b), a and b the halves of the input along dim."""
+
+    def __init__(self, dim=-1):
+        super().__init__()
+        self.dim = dim
+
+    def forward(self, input):
+        return F.glu(input, self.dim)
+
+    def extra_repr(self):
+        return f"dim={self.dim}"

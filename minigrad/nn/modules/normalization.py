@@ -1,5 +1,7 @@
-"""nn.LayerNorm, nn.BatchNorm1d and nn.BatchNorm2d, with torch's arguments, init, buffers,
-state_dict keys, repr and errors."""
+"""nn.LayerNorm, nn.BatchNorm1d/2d/3d, nn.GroupNorm, nn.InstanceNorm1d/2d/3d and nn.LocalResponseNorm,
+with torch's arguments, init, buffers, state_dict keys, repr and errors."""
+import warnings
+
 from ... import creation
 from ...dtypes import int64
 from .. import functional as F, init
@@ -132,3 +134,114 @@ class BatchNorm2d(_BatchNorm):
     def _check_input_dim(self, input):
         if input.dim() != 4:
             raise ValueError(f"expected 4D input (got {input.dim()}D input)")
+
+
+class BatchNorm3d(_BatchNorm):
+    """Batch normalization of (N, C, D, H, W) inputs."""
+
+    def _check_input_dim(self, input):
+        if input.dim() != 5:
+            raise ValueError(f"expected 5D input (got {input.dim()}D input)")
+
+
+class GroupNorm(Module):
+    """Normalizes each sample's groups of num_channels / num_groups channels (with all their
+    positions); per-channel affine weight (ones) and bias (zeros)."""
+
+    def __init__(self, num_groups, num_channels, eps=1e-05, affine=True, device=None, dtype=None, *, bias=True):
+        super().__init__()
+        if num_channels % num_groups != 0:
+            raise ValueError(f"num_channels ({num_channels}) must be divisible by num_groups ({num_groups})")
+        self.num_groups = num_groups
+        self.num_channels = num_channels
+        self.eps = eps
+        self.affine = affine
+        if affine:
+            self.weight = Parameter(creation.empty(num_channels, dtype=dtype, device=device))
+            if bias:
+                self.bias = Parameter(creation.empty(num_channels, dtype=dtype, device=device))
+            else:
+                self.register_parameter("bias", None)
+        else:
+            self.register_parameter("weight", None)
+            self.register_parameter("bias", None)
+        self.reset_parameters()
+
+    def reset_parameters(self):
+        if self.affine:
+            init.ones_(self.weight)
+            if self.bias is not None:
+                init.zeros_(self.bias)
+
+    def forward(self, input):
+        return F.group_norm(input, self.num_groups, self.weight, self.bias, self.eps)
+
+    def extra_repr(self):
+        return (f"{self.num_groups}, {self.num_channels}, eps={self.eps}, affine={self.affine}, "
+                f"bias={self.bias is not None}")
+
+
+class _InstanceNorm(_BatchNorm):
+    """Per-sample, per-channel normalization over the spatial dims (F.instance_norm); affine and
+    running statistics off by default. Shares _BatchNorm's parameters, buffers and repr (torch's
+    common _NormBase)."""
+
+    def __init__(self, num_features, eps=1e-05, momentum=0.1, affine=False, track_running_stats=False,
+                 device=None, dtype=None, *, bias=True):
+        super().__init__(num_features, eps, momentum, affine, track_running_stats, device, dtype, bias=bias)
+
+    def _apply_instance_norm(self, input):
+        return F.instance_norm(input, self.running_mean, self.running_var, self.weight, self.bias,
+                               self.training or not self.track_running_stats,
+                               self.momentum if self.momentum is not None else 0.0, self.eps)
+
+    def forward(self, input):
+        self._check_input_dim(input)
+        feature_dim = input.dim() - self._no_batch_dim
+        if input.size(feature_dim) != self.num_features:
+            if self.affine:
+                raise ValueError(f"expected input's size at dim={feature_dim} to match num_features "
+                                 f"({self.num_features}), but got: {input.size(feature_dim)}.")
+            warnings.warn(f"input's size at dim={feature_dim} does not match num_features. You can silence this "
+                          "warning by not passing in num_features, which is not used because affine=False",
+                          stacklevel=2)
+        if input.dim() == self._no_batch_dim:
+            return self._apply_instance_norm(input.unsqueeze(0)).squeeze(0)
+        return self._apply_instance_norm(input)
+
+    def _check_input_dim(self, input):
+        d = self._no_batch_dim
+        if input.dim() not in (d, d + 1):
+            raise ValueError(f"expected {d}D or {d + 1}D input (got {input.dim()}D input)")
+
+
+class InstanceNorm1d(_InstanceNorm):
+    """Instance normalization of (N, C, L) or (C, L) inputs."""
+    _no_batch_dim = 2
+
+
+class InstanceNorm2d(_InstanceNorm):
+    """Instance normalization of (N, C, H, W) or (C, H, W) inputs."""
+    _no_batch_dim = 3
+
+
+class InstanceNorm3d(_InstanceNorm):
+    """Instance normalization of (N, C, D, H, W) or (C, D, H, W) inputs."""
+    _no_batch_dim = 4
+
+
+class LocalResponseNorm(Module):
+    """F.local_response_norm over channel windows of `size`."""
+
+    def __init__(self, size, alpha=1e-4, beta=0.75, k=1.0):
+        super().__init__()
+        self.size = size
+        self.alpha = alpha
+        self.beta = beta
+        self.k = k
+
+    def forward(self, input):
+        return F.local_response_norm(input, self.size, self.alpha, self.beta, self.k)
+
+    def extra_repr(self):
+        return f"{self.size}, alpha={self.alpha}, beta={self.beta}, k={self.k}"
