@@ -14,6 +14,7 @@ from ... import creation
 from ...ops.join import cat, stack
 from .. import functional as F, init
 from ..parameter import Parameter
+from ..utils.rnn import PackedSequence
 from .module import Module
 
 _GATES = {"LSTM": 4, "GRU": 3, "RNN_TANH": 1, "RNN_RELU": 1}
@@ -29,7 +30,8 @@ def _rnn_step(act):
 
 def _lstm_step(gi, hc, w_hh, b_hh, w_hr=None):
     h, c = hc
-    i, f, g, o = (gi + F.linear(h, w_hh, b_hh)).chunk(4, 1)
+    # hh + ih in torch's order: the same sum, and torch's message where the batches differ
+    i, f, g, o = (F.linear(h, w_hh, b_hh) + gi).chunk(4, 1)
     cy = f.sigmoid() * c + i.sigmoid() * g.tanh()
     hy = o.sigmoid() * cy.tanh()
     if w_hr is not None:
@@ -167,6 +169,46 @@ class GRUCell(RNNCellBase):
 
 # ---- multi-layer, optionally bidirectional sequences --------------------------------------------
 
+def _mini_batch(rnn, input, batch_sizes):
+    if batch_sizes is not None:  # a packed input: the batch of its first step
+        return int(batch_sizes[0])
+    return input.size(0) if rnn.batch_first else input.size(1)
+
+
+def _packed_forward_layer(step, gis, batch_sizes, init):
+    """One direction of one layer over packed steps, as torch's PackedLayer: step t runs on the
+    first batch_sizes[t] rows; a sequence's final state is saved at the step it ends. gis: the
+    input projections of each step; init: the states (B, *). Returns (outputs, final states)."""
+    hidden, last, ended, outputs = init, batch_sizes[0], [], []
+    for t, b in enumerate(batch_sizes):
+        if b < last:  # sequences b..last-1 ended at step t - 1
+            ended.append(tuple(h[b:last] for h in hidden))
+            hidden = tuple(h[:b] for h in hidden)
+        last = b
+        hidden = step(gis[t], hidden)
+        outputs.append(hidden[0])
+    ended.append(hidden)
+    ended.reverse()
+    finals = tuple(cat([e[j] for e in ended], 0) if len(ended) > 1 else ended[0][j] for j in range(len(init)))
+    return outputs, finals
+
+
+def _packed_reverse_layer(step, gis, batch_sizes, init):
+    """The backward direction, as torch's ReversedPackedLayer: from the last step back, each
+    sequence joining (with its initial state) at its own last valid step."""
+    last = batch_sizes[-1]
+    hidden, outputs = tuple(h[:last] for h in init), []
+    for t in range(len(batch_sizes) - 1, -1, -1):
+        b = batch_sizes[t]
+        if b > last:
+            hidden = tuple(cat([h, h0[last:b]], 0) for h, h0 in zip(hidden, init))
+        last = b
+        hidden = step(gis[t], hidden)
+        outputs.append(hidden[0])
+    outputs.reverse()
+    return outputs, hidden
+
+
 class RNNBase(Module):
     """Parameters weight_ih_l{k}, weight_hh_l{k}, bias_ih_l{k}, bias_hh_l{k} (and weight_hr_l{k}
     for a projected LSTM), "_reverse" for the backward direction, in torch's order and shapes."""
@@ -275,14 +317,15 @@ class RNNBase(Module):
         if input.dtype != w.dtype:
             raise ValueError(f"RNN input dtype ({input.dtype}) does not match weight dtype ({w.dtype}). "
                              f"Convert input: input.to({w.dtype}), or convert model: model.to({input.dtype})")
-        if input.dim() != 3:
-            raise RuntimeError(f"input must have 3 dimensions, got {input.dim()}")
+        expected_input_dim = 2 if batch_sizes is not None else 3
+        if input.dim() != expected_input_dim:
+            raise RuntimeError(f"input must have {expected_input_dim} dimensions, got {input.dim()}")
         if self.input_size != input.size(-1):
             raise RuntimeError(f"input.size(-1) must be equal to input_size. Expected {self.input_size}, "
                                f"got {input.size(-1)}")
 
     def get_expected_hidden_size(self, input, batch_sizes=None):
-        mini_batch = input.size(0) if self.batch_first else input.size(1)
+        mini_batch = _mini_batch(self, input, batch_sizes)
         num_directions = 2 if self.bidirectional else 1
         size = self.proj_size if self.proj_size > 0 else self.hidden_size
         return (self.num_layers * num_directions, mini_batch, size)
@@ -296,7 +339,10 @@ class RNNBase(Module):
         self.check_hidden_size(hidden, self.get_expected_hidden_size(input, batch_sizes))
 
     def permute_hidden(self, hx, permutation):
-        return hx
+        """hx with its batch (dim 1) reordered by permutation (None: as it is)."""
+        if permutation is None:
+            return hx
+        return hx.index_select(1, permutation)
 
     # ---- the computation ----
     def _zeros(self, input, size):
@@ -343,6 +389,71 @@ class RNNBase(Module):
         output = x.transpose(0, 1) if self.batch_first else x
         return output, tuple(stack(f, 0) for f in finals)
 
+    def _run_packed(self, data, batch_sizes, states):
+        """_run for packed data (N, H_in) with the steps' batch sizes (a list): returns the
+        packed output (N, D * H_out) and the final states (each sequence's last valid step)."""
+        step = _step_for(self.mode)
+        lstm = self.mode == "LSTM"
+        num_directions = 2 if self.bidirectional else 1
+        offsets = [0]
+        for b in batch_sizes:
+            offsets.append(offsets[-1] + b)
+        per_state = [s.unbind(0) for s in states]
+        finals = [[] for _ in states]
+        x = data
+        for layer in range(self.num_layers):
+            if layer > 0 and self.dropout > 0 and self.training:
+                x = F.dropout(x, self.dropout, True)
+            outs = []
+            for direction in range(num_directions):
+                k = layer * num_directions + direction
+                w = [getattr(self, n) for n in self._all_weights[k]]
+                w_hh = w[1]
+                b_ih, b_hh = (w[2], w[3]) if self.bias else (None, None)
+                extra = (w[-1],) if self.proj_size > 0 else ()
+                gi = F.linear(x, w[0], b_ih)  # every packed row's input projection: one GEMM
+                gis = [gi[offsets[t]:offsets[t + 1]] for t in range(len(batch_sizes))]
+                if lstm:
+                    def cell(g, state):
+                        return step(g, state, w_hh, b_hh, *extra)
+                else:
+                    def cell(g, state):
+                        return (step(g, state[0], w_hh, b_hh),)
+                layer_fn = _packed_forward_layer if direction == 0 else _packed_reverse_layer
+                hs, state = layer_fn(cell, gis, batch_sizes, tuple(s[k] for s in per_state))
+                outs.append(cat(hs, 0))
+                for f, s in zip(finals, state):
+                    f.append(s)
+            x = outs[0] if num_directions == 1 else cat(outs, 1)
+        return x, tuple(stack(f, 0) for f in finals)
+
+    def _forward_packed(self, packed, hx):
+        """forward of a PackedSequence, as torch: hx's batch is in the caller's order, so it is
+        permuted by sorted_indices, and the final states back by unsorted_indices."""
+        input, batch_sizes, sorted_indices, unsorted_indices = packed
+        max_batch_size = int(batch_sizes[0])
+        num_directions = 2 if self.bidirectional else 1
+        lstm = self.mode == "LSTM"
+        if hx is None:
+            def zeros(size):
+                return creation.zeros(self.num_layers * num_directions, max_batch_size, size, dtype=input.dtype,
+                                      device=input.device)
+            real_hidden_size = self.proj_size if self.proj_size > 0 else self.hidden_size
+            hx = (zeros(real_hidden_size), zeros(self.hidden_size)) if lstm else zeros(self.hidden_size)
+        else:
+            hx = self.permute_hidden(hx, sorted_indices)
+        if not lstm:
+            self.check_forward_args(input, hx, batch_sizes)
+        elif (hx[0].size(2) != hx[1].size(2)) != (self.proj_size > 0):
+            # torch's LSTM leaves a packed input's checks to its kernel, which takes h and c of
+            # different sizes for a projection, and then expects one more weight per layer
+            raise RuntimeError("got an incorrect number of RNN parameters")
+        states = tuple(hx) if lstm else (hx,)
+        output, finals = self._run_packed(input, batch_sizes.tolist(), states)
+        hidden = finals if lstm else finals[0]
+        return PackedSequence(output, batch_sizes, sorted_indices, unsorted_indices), \
+            self.permute_hidden(hidden, unsorted_indices)
+
     def _unbatched_check(self, input):
         if input.dim() not in (2, 3):
             name = type(self).__name__
@@ -356,6 +467,8 @@ class _SingleStateRNN(RNNBase):
     """RNN and GRU: one hidden state tensor."""
 
     def forward(self, input, hx=None):
+        if isinstance(input, PackedSequence):
+            return self._forward_packed(input, hx)
         is_batched = self._unbatched_check(input)
         batch_dim = 0 if self.batch_first else 1
         if not is_batched:
@@ -414,7 +527,7 @@ class LSTM(RNNBase):
         super().__init__("LSTM", *args, **kwargs)
 
     def get_expected_cell_size(self, input, batch_sizes=None):
-        mini_batch = input.size(0) if self.batch_first else input.size(1)
+        mini_batch = _mini_batch(self, input, batch_sizes)
         num_directions = 2 if self.bidirectional else 1
         return (self.num_layers * num_directions, mini_batch, self.hidden_size)
 
@@ -425,7 +538,14 @@ class LSTM(RNNBase):
         self.check_hidden_size(hidden[1], self.get_expected_cell_size(input, batch_sizes),
                                "Expected hidden[1] size {}, got {}")
 
+    def permute_hidden(self, hx, permutation):
+        if permutation is None:
+            return hx
+        return hx[0].index_select(1, permutation), hx[1].index_select(1, permutation)
+
     def forward(self, input, hx=None):
+        if isinstance(input, PackedSequence):
+            return self._forward_packed(input, hx)
         is_batched = self._unbatched_check(input)
         batch_dim = 0 if self.batch_first else 1
         if not is_batched:

@@ -1,8 +1,10 @@
-"""minigrad.nn.utils: gradient clipping and flattening parameters, as torch.nn.utils."""
+"""minigrad.nn.utils: gradient clipping and flattening parameters, as torch.nn.utils; the
+packed-sequence helpers are in minigrad.nn.utils.rnn."""
 import math
 
-from ..autograd.grad_mode import no_grad
-from ..tensor import Tensor
+from ...autograd.grad_mode import no_grad
+from ...tensor import Tensor
+from . import rnn  # noqa: F401
 
 
 def _grads(parameters):
@@ -14,8 +16,8 @@ def _grads(parameters):
 def clip_grad_norm_(parameters, max_norm, norm_type=2.0, error_if_nonfinite=False, foreach=None):
     """Scale the gradients in place so that their joint norm (the norm of the per-tensor norms)
     is at most max_norm; returns that total norm, before clipping, as a tensor."""
-    from ..creation import tensor
-    from ..functional import stack
+    from ...creation import tensor
+    from ...functional import stack
     grads = _grads(parameters)
     max_norm, norm_type = float(max_norm), float(norm_type)  # as torch: checked even with no gradients
     if not grads:
@@ -44,7 +46,7 @@ def clip_grad_value_(parameters, clip_value, foreach=None):
 
 def parameters_to_vector(parameters):
     """All parameters flattened and joined into one 1-d tensor (differentiable)."""
-    from ..functional import cat
+    from ...functional import cat
     return cat([p.reshape(-1) for p in parameters])
 
 
