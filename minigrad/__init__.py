@@ -54,3 +54,5 @@ __version__ = "0.1.0"
 # the layers above the tensor (they import the names above)
 from .serialization import save, load  # noqa: E402
 from . import nn, optim, utils  # noqa: E402,F401  (torch.nn, torch.optim, torch.utils.data)
+from .ops.nn_extras import TORCH as _NN_SPELLINGS  # torch.conv2d, torch.dropout(x, p, train), ...
+globals().update(_NN_SPELLINGS)

@@ -369,3 +369,9 @@ def bilinear(input1, input2, weight, bias=None):
     t = x1.matmul(weight.permute(1, 0, 2).reshape(i, o * j)).reshape(-1, o, j)
     out = (t * x2.unsqueeze(1)).sum(-1).reshape(tuple(input1.shape[:-1]) + (o,))
     return out if bias is None else out + bias
+
+
+# channel-wise and alpha dropout, rrelu, rms_norm, pdist, the in-place forms (minigrad/ops/nn_extras.py)
+from ..ops.nn_extras import FUNCTIONAL as _EXTRAS  # noqa: E402
+globals().update(_EXTRAS)
+__all__ += list(_EXTRAS)

@@ -58,3 +58,9 @@ from .linear import Bilinear  # noqa: E402
 __all__ += ["Upsample", "UpsamplingNearest2d", "UpsamplingBilinear2d", "PixelShuffle", "PixelUnshuffle",
             "ChannelShuffle", "BatchNorm3d", "GroupNorm", "InstanceNorm1d", "InstanceNorm2d", "InstanceNorm3d",
             "LocalResponseNorm", "GLU", "Bilinear"]
+from .dropout import Dropout1d, Dropout2d, Dropout3d, AlphaDropout, FeatureAlphaDropout  # noqa: E402
+from .activation import RReLU, Softmax2d  # noqa: E402
+from .normalization import RMSNorm  # noqa: E402
+from .loss import TripletMarginWithDistanceLoss  # noqa: E402
+__all__ += ["Dropout1d", "Dropout2d", "Dropout3d", "AlphaDropout", "FeatureAlphaDropout", "RReLU", "Softmax2d",
+            "RMSNorm", "TripletMarginWithDistanceLoss"]

@@ -307,3 +307,29 @@ class GLU(Module):
 
     def extra_repr(self):
         return f"dim={self.dim}"
+
+
+class RReLU(Module):
+    """Randomized leaky ReLU: negative inputs times a slope drawn from U(lower, upper) per element
+    in training, times (lower + upper) / 2 in eval."""
+
+    def __init__(self, lower=1.0 / 8, upper=1.0 / 3, inplace=False):
+        super().__init__()
+        self.lower = lower
+        self.upper = upper
+        self.inplace = inplace
+
+    def forward(self, input):
+        return F.rrelu(input, self.lower, self.upper, self.training, self.inplace)
+
+    def extra_repr(self):
+        return f"lower={self.lower}, upper={self.upper}{_inplace_str(self.inplace)}"
+
+
+class Softmax2d(Module):
+    """Softmax over the channels (dim -3) of a (C, H, W) or (N, C, H, W) input."""
+
+    def forward(self, input):
+        if input.dim() not in (3, 4):
+            raise ValueError(f"Softmax2d: expected input to be 3D or 4D, got {input.dim()}D instead")
+        return F.softmax(input, -3)

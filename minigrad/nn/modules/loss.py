@@ -207,3 +207,25 @@ class TripletMarginLoss(_Loss):
     def forward(self, anchor, positive, negative):
         return F.triplet_margin_loss(anchor, positive, negative, margin=self.margin, p=self.p, eps=self.eps,
                                      swap=self.swap, reduction=self.reduction)
+
+
+class TripletMarginWithDistanceLoss(_Loss):
+    """The triplet loss max(d(a, p) - d(a, n) + margin, 0) for a distance function d (by default
+    nn.PairwiseDistance(), which then shows as a child module, as in torch)."""
+
+    def __init__(self, *, distance_function=None, margin=1.0, swap=False, reduction="mean"):
+        super().__init__(size_average=None, reduce=None, reduction=reduction)
+        if margin <= 0:
+            raise ValueError(f"TripletMarginWithDistanceLoss: expected margin to be greater than 0, got {margin} "
+                             "instead")
+        if distance_function is None:
+            from .distance import PairwiseDistance
+            distance_function = PairwiseDistance()
+        self.distance_function = distance_function
+        self.margin = margin
+        self.swap = swap
+
+    def forward(self, anchor, positive, negative):
+        return F.triplet_margin_with_distance_loss(anchor, positive, negative,
+                                                   distance_function=self.distance_function, margin=self.margin,
+                                                   swap=self.swap, reduction=self.reduction)

@@ -245,3 +245,31 @@ class LocalResponseNorm(Module):
 
     def extra_repr(self):
         return f"{self.size}, alpha={self.alpha}, beta={self.beta}, k={self.k}"
+
+
+class RMSNorm(Module):
+    """x / sqrt(mean(x^2 over the trailing normalized_shape dims) + eps) * weight; eps None is the
+    input dtype's machine epsilon; weight starts at ones."""
+
+    def __init__(self, normalized_shape, eps=None, elementwise_affine=True, device=None, dtype=None):
+        super().__init__()
+        if isinstance(normalized_shape, int):
+            normalized_shape = (normalized_shape,)
+        self.normalized_shape = tuple(normalized_shape)
+        self.eps = eps
+        self.elementwise_affine = elementwise_affine
+        if elementwise_affine:
+            self.weight = Parameter(creation.empty(self.normalized_shape, dtype=dtype, device=device))
+        else:
+            self.register_parameter("weight", None)
+        self.reset_parameters()
+
+    def reset_parameters(self):
+        if self.elementwise_affine:
+            init.ones_(self.weight)
+
+    def forward(self, x):
+        return F.rms_norm(x, self.normalized_shape, self.weight, self.eps)
+
+    def extra_repr(self):
+        return f"{self.normalized_shape}, eps={self.eps}, elementwise_affine={self.elementwise_affine}"
