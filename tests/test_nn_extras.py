@@ -41,7 +41,8 @@ CASES = {
     "rms_norm-float32": lambda L, d: L.rms_norm(L.tensor([[1e-4, 2e-4], [3.0, 4.0]]), [2]),
     "rms_norm-shape": lambda L, d: L.rms_norm(L.ones(2, 3), [4]),
     "rms_norm-weight": lambda L, d: L.rms_norm(L.ones(2, 3), [3], L.ones(2)),
-    "rmsnorm-module": lambda L, d: (repr(L.nn.RMSNorm(3)), repr(L.nn.RMSNorm([2, 3], eps=1e-3, elementwise_affine=False)),
+    "rmsnorm-module": lambda L, d: (repr(L.nn.RMSNorm(3)),
+                                    repr(L.nn.RMSNorm([2, 3], eps=1e-3, elementwise_affine=False)),
                                     L.nn.RMSNorm(3).to(d if L is not torch else "cpu")(L.tensor([[1.0, 2.0, 3.0]])),
                                     sorted(L.nn.RMSNorm(3).state_dict())),
     "pdist": lambda L, d: _grads((L.pdist(_x(L, (5, 3))), L.nn.functional.pdist(_x(L, (5, 3)), 1),
@@ -55,7 +56,8 @@ CASES = {
         L.nn.functional.triplet_margin_with_distance_loss(
             _x(L, (4, 3)), _x(L, (4, 3), 1), _x(L, (4, 3), 2), distance_function=lambda a, b: (a - b).abs().sum(-1),
             margin=0.5, swap=True, reduction="none"),
-        L.nn.TripletMarginWithDistanceLoss(reduction="sum", swap=True)(_x(L, (4, 3)), _x(L, (4, 3), 1), _x(L, (4, 3), 2))),
+        L.nn.TripletMarginWithDistanceLoss(reduction="sum", swap=True)(_x(L, (4, 3)), _x(L, (4, 3), 1),
+                                                                       _x(L, (4, 3), 2))),
         _x(L, (4, 3))),
     "triplet_distance-repr": lambda L, d: (repr(L.nn.TripletMarginWithDistanceLoss()),
                                            repr(L.nn.TripletMarginWithDistanceLoss(distance_function=abs))),
@@ -69,7 +71,8 @@ CASES = {
     "rrelu-repr": lambda L, d: (repr(L.nn.RReLU()), repr(L.nn.RReLU(0.1, 0.3, True))),
     "rrelu-bounds": lambda L, d: L.nn.functional.rrelu(L.ones(2), 0.5, 0.1, True),
     "rrelu-int": lambda L, d: L.rrelu(L.ones(2, dtype=L.int64)),
-    "softmax2d": lambda L, d: (L.nn.Softmax2d()(_x(L, (2, 3, 2, 2))), L.nn.Softmax2d()(_x(L, (3, 2, 2))), repr(L.nn.Softmax2d())),
+    "softmax2d": lambda L, d: (L.nn.Softmax2d()(_x(L, (2, 3, 2, 2))), L.nn.Softmax2d()(_x(L, (3, 2, 2))),
+                               repr(L.nn.Softmax2d())),
     "softmax2d-1d": lambda L, d: L.nn.Softmax2d()(L.ones(2)),
     "dropout-reprs": lambda L, d: tuple(repr(getattr(L.nn, n)(0.2)) for n in (
         "Dropout1d", "Dropout2d", "Dropout3d", "AlphaDropout", "FeatureAlphaDropout")),
@@ -88,7 +91,8 @@ CASES = {
     "with_indices": lambda L, d: (L.nn.functional.max_pool1d_with_indices(_x(L, (1, 2, 6)), 2),
                                   L.nn.functional.max_pool2d_with_indices(_x(L, (1, 1, 4, 4)), 2, 1),
                                   L.nn.functional.adaptive_max_pool1d_with_indices(_x(L, (1, 2, 6)), 3),
-                                  L.max_pool1d_with_indices(_x(L, (1, 2, 6)), 3, 2), L.adaptive_max_pool1d(_x(L, (1, 2, 6)), 2)),
+                                  L.max_pool1d_with_indices(_x(L, (1, 2, 6)), 3, 2),
+                                  L.adaptive_max_pool1d(_x(L, (1, 2, 6)), 2)),
 }
 
 

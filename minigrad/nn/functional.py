@@ -19,7 +19,7 @@ __all__ = ["linear", "relu", "leaky_relu", "sigmoid", "tanh", "softmax", "log_so
 # more activations, embedding and one_hot (minigrad/ops/activations.py, embedding.py)
 from ..ops.activations import (silu, mish, hardtanh, relu6, logsigmoid, softmin, hardsigmoid,  # noqa: E402
                                hardswish, prelu, celu, selu, threshold, tanhshrink, softshrink, hardshrink)
-from ..ops.embedding import embedding, one_hot  # noqa: E402
+from ..ops.embedding import embedding, one_hot, embedding_bag  # noqa: E402
 # convolution and pooling (minigrad/ops/conv.py)
 from ..ops.conv import (conv1d, conv2d, unfold, fold, max_pool1d, max_pool2d, avg_pool1d,  # noqa: E402
                         avg_pool2d, adaptive_avg_pool1d, adaptive_avg_pool2d)
@@ -29,7 +29,8 @@ from ..ops.conv import (conv_transpose1d, conv_transpose2d, adaptive_max_pool1d,
                         adaptive_max_pool2d)
 __all__ += ["conv_transpose1d", "conv_transpose2d", "adaptive_max_pool1d", "adaptive_max_pool2d"]
 __all__ += ["silu", "mish", "hardtanh", "relu6", "logsigmoid", "softmin", "hardsigmoid", "hardswish", "prelu",
-            "celu", "selu", "threshold", "tanhshrink", "softshrink", "hardshrink", "embedding", "one_hot"]
+            "celu", "selu", "threshold", "tanhshrink", "softshrink", "hardshrink", "embedding", "one_hot",
+            "embedding_bag"]
 
 
 def _tensor(x, fn, arg="input", pos=1):

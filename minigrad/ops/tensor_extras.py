@@ -401,11 +401,10 @@ def block_diag(*tensors):
     if not ts:
         from ..creation import empty
         return empty(1, 0)
-    devices = {t.device for t in ts}
-    if len(devices) > 1:
-        raise RuntimeError("minigrad.block_diag: input tensors must all be on the same device. Input 0 is on "
-                           f"device {ts[0].device} and input {[t.device for t in ts].index(next(iter(devices - {ts[0].device})))} is on device "
-                           f"{next(iter(devices - {ts[0].device}))}.")
+    for i, t in enumerate(ts):
+        if t.device != ts[0].device:
+            raise RuntimeError(f"minigrad.block_diag: input tensors must all be on the same device. Input 0 is on "
+                               f"device {ts[0].device} and input {i} is on device {t.device}")
     return BlockDiag.apply(*ts)
 
 
@@ -1001,9 +1000,9 @@ def _warn_once(key, message):
 
 
 def chain_matmul(*matrices):
-    _warn_once("chain_matmul", "minigrad.chain_matmul is deprecated and will be removed in a future PyTorch release. Use "
-                  "minigrad.linalg.multi_dot instead, which accepts a list of two or more tensors rather than "
-                  "multiple parameters.")
+    _warn_once("chain_matmul", "minigrad.chain_matmul is deprecated and will be removed in a future PyTorch "
+                               "release. Use minigrad.linalg.multi_dot instead, which accepts a list of two or more "
+                               "tensors rather than multiple parameters.")
     if len(matrices) == 1 and isinstance(matrices[0], (tuple, list)):
         matrices = tuple(matrices[0])
     for t in matrices:

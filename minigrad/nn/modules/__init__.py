@@ -64,3 +64,5 @@ from .normalization import RMSNorm  # noqa: E402
 from .loss import TripletMarginWithDistanceLoss  # noqa: E402
 __all__ += ["Dropout1d", "Dropout2d", "Dropout3d", "AlphaDropout", "FeatureAlphaDropout", "RReLU", "Softmax2d",
             "RMSNorm", "TripletMarginWithDistanceLoss"]
+from .sparse import EmbeddingBag  # noqa: E402
+__all__ += ["EmbeddingBag"]
