@@ -1079,3 +1079,565 @@ BINARY_STRIDED(and_strided_b8, bool, bool, And)
 BINARY_STRIDED(or_strided_b8, bool, bool, Or)
 WHERE_STRIDED(where_strided_b8, bool)
 FILL(fill_b8, bool)
+
+// ---- special functions and integer bit math: SPECIAL_KERNELS ----------------------------------
+// torch.special, lgamma, digamma, polygamma, erfc, erfinv, i0, igamma, nextafter, frexp (f32,
+// f64) and bitwise_and/or/xor/not, shifts, gcd, lcm (i32, i64; and/or/xor/not also b8), with the
+// algorithms of torch's CPU kernels (aten/src/ATen/native/Math.h): Cephes's digamma, zeta, i0/i1
+// Chebyshev series and ndtri, SciPy's igam/igamc (without its asymptotic series for a ~ x large,
+// where the series and continued fraction below are as accurate). The NumPy backend's
+// numpy_special.py is their twin. Forms, beyond the unary and binary ones of the header:
+//   polygamma  polygamma_scalar_<sfx>(const T* x, T n, T* y, count)   n: an integral value >= 0
+//   frexp      frexp_<sfx>(const T* x, T* mantissa, int* exponent, count), contiguous arrays
+
+// Coefficient tables live in constant memory on the GPU (every thread of a warp reads the same
+// entry at once: one broadcast) and as plain statics in a host build.
+#ifdef __CUDA_ARCH__
+#define SPECIAL_TABLE __constant__ const double
+#else
+#define SPECIAL_TABLE static const double
+#endif
+
+MATH_FN(m_lgamma, lgammaf, lgamma)
+MATH_FN(m_erfc, erfcf, erfc)
+MATH_FN2(m_nextafter, nextafterf, nextafter)
+MATH_FN2(m_powr, powf, pow)
+__device__ __forceinline__ float m_frexp(float x, int* e) { return frexpf(x, e); }
+__device__ __forceinline__ double m_frexp(double x, int* e) { return frexp(x, e); }
+
+template <class T> struct SpecialLimits;
+template <> struct SpecialLimits<float> {
+    static __device__ float machep() { return 5.9604644775390625E-8f; }
+    static __device__ float big() { return 16777216.f; }
+    static __device__ float maxlog() { return 88.72283905206835f; }
+    static __device__ float inf() { return __int_as_float(0x7f800000); }
+    static __device__ float nan() { return __int_as_float(0x7fc00000); }
+};
+template <> struct SpecialLimits<double> {
+    static __device__ double machep() { return 1.11022302462515654042E-16; }
+    static __device__ double big() { return 4.503599627370496e15; }
+    static __device__ double maxlog() { return 7.09782712893383996843E2; }
+    static __device__ double inf() { return __longlong_as_double(0x7ff0000000000000ll); }
+    static __device__ double nan() { return __longlong_as_double(0x7ff8000000000000ll); }
+};
+#define SP_PI 3.14159265358979323846
+
+// sum c[k] x^(len-1-k) (Horner, highest power first) and Cephes's Chebyshev sum
+template <class T> __device__ __forceinline__ T polevl(T x, const double* c, int len) {
+    T r = T(0);
+    for (int i = 0; i < len; ++i) r = r * x + T(c[i]);
+    return r;
+}
+template <class T> __device__ __forceinline__ T chbevl(T x, const double* c, int len) {
+    T b0 = T(c[0]), b1 = T(0), b2 = T(0);
+    for (int i = 1; i < len; ++i) {
+        b2 = b1;
+        b1 = b0;
+        b0 = x * b1 - b2 + T(c[i]);
+    }
+    return T(0.5) * (b0 - b2);
+}
+
+SPECIAL_TABLE psi_asym[7] = {8.33333333333333333333E-2, -2.10927960927960927961E-2, 7.57575757575757575758E-3,
+                             -4.16666666666666666667E-3, 3.96825396825396825397E-3, -8.33333333333333333333E-3,
+                             8.33333333333333333333E-2};
+
+// psi(x): -+inf at -+0, NaN at the negative integers, the reflection below 0; for x > 0
+// recurrences up to 10, then the asymptotic series
+template <class T> __device__ T digamma_pos(T x) {
+    T result = T(0);
+    while (x < T(10)) {
+        result -= T(1) / x;
+        x += T(1);
+    }
+    if (x == T(10)) return result + T(2.25175258906672110764);
+    T y = T(0);
+    if (x < T(1.0e17)) {
+        const T z = T(1) / (x * x);
+        y = z * polevl(z, psi_asym, 7);
+    }
+    return result + m_log(x) - T(0.5) / x - y;
+}
+template <class T> __device__ T m_digamma(T x) {
+    typedef SpecialLimits<T> L;
+    if (x == T(0)) return m_copysign(L::inf(), -x);
+    if (x >= T(0) || x != x) return digamma_pos(x);
+    if (x == m_trunc(x)) return L::nan();
+    return digamma_pos(T(1) - x) - T(SP_PI) / m_tan(T(SP_PI) * (x - m_trunc(x)));
+}
+
+template <class T> __device__ T m_trigamma(T x) {
+    T sign = T(1), result = T(0);
+    if (x < T(0.5)) {
+        sign = T(-1);
+        const T s = m_sin(T(SP_PI) * x);
+        result -= T(SP_PI * SP_PI) / (s * s);
+        x = T(1) - x;
+    }
+    for (int i = 0; i < 6; ++i) {
+        result += T(1) / (x * x);
+        x += T(1);
+    }
+    const T ixx = T(1) / (x * x);
+    result += (T(1) + T(1) / (T(2) * x) + ixx * (T(1. / 6) - ixx * (T(1. / 30) - ixx * T(1. / 42)))) / x;
+    return sign * result;
+}
+
+SPECIAL_TABLE zeta_a[12] = {12.0, -720.0, 30240.0, -1209600.0, 47900160.0, -1.8924375803183791606e9,
+                            7.47242496e10, -2.950130727918164224e12, 1.1646782814350067249e14,
+                            -4.5979787224074726105e15, 1.8152105401943546773e17, -7.1661652561756670113e18};
+
+// Hurwitz zeta(x, q) = sum_k (k + q)^-x: a direct sum until the terms are negligible or q + k > 9,
+// then the Euler-Maclaurin tail (float inputs are summed in double, as torch's CPU kernel does)
+template <class T> __device__ T m_zeta(T x, T q) {
+    typedef SpecialLimits<T> L;
+    if (x == T(1)) return L::inf();
+    if (x < T(1)) return L::nan();
+    if (q <= T(0)) {
+        if (q == m_floor(q)) return L::inf();
+        if (x != m_floor(x)) return L::nan();
+    }
+    if (x != x || q != q) return L::nan();
+    T s = m_powr(q, -x), a = q, b = T(0);
+    int i = 0;
+    while (i < 9 || a <= T(9)) {
+        i += 1;
+        a += T(1);
+        b = m_powr(a, -x);
+        s += b;
+        if (-L::machep() * s < b && b < L::machep() * s) return s;
+    }
+    const T w = a;
+    s += b * w / (x - T(1));
+    s -= T(0.5) * b;
+    T fa = T(1), k = T(0);
+    for (int j = 0; j < 12; ++j) {
+        fa *= x + k;
+        b /= w;
+        const T t = fa * b / T(zeta_a[j]);
+        s = s + t;
+        if (m_fabs(t / s) < L::machep()) return s;
+        k += T(1);
+        fa *= x + k;
+        b /= w;
+        k += T(1);
+    }
+    return s;
+}
+
+template <class T> __device__ T m_polygamma(T x, int n) {
+    if (n == 0) return m_digamma(x);
+    if (n == 1) return m_trigamma(x);
+    return ((n % 2) ? T(1) : T(-1)) * m_exp(m_lgamma(T(n) + T(1))) * T(m_zeta(double(n + 1), double(x)));
+}
+
+// torch's calc_erfinv: a rational first guess, then two Newton steps on erf
+template <class T> __device__ T m_erfinv(T y) {
+    typedef SpecialLimits<T> L;
+    const T ay = m_fabs(y);
+    if (ay > T(1)) return L::nan();
+    if (ay == T(1)) return m_copysign(L::inf(), y);
+    if (y != y) return y;
+    T x;
+    if (ay <= T(0.7)) {
+        const T z = y * y;
+        const T num = ((T(-0.140543331) * z + T(0.914624893)) * z + T(-1.645349621)) * z + T(0.886226899);
+        const T dem = (((T(0.012229801) * z + T(-0.329097515)) * z + T(1.442710462)) * z + T(-2.118377725)) * z + T(1);
+        x = y * num / dem;
+    } else {
+        const T z = m_sqrt(-m_log((T(1) - ay) / T(2)));
+        const T num = ((T(1.641345311) * z + T(3.429567803)) * z + T(-1.624906493)) * z + T(-1.970840454);
+        const T dem = (T(1.637067800) * z + T(3.543889200)) * z + T(1);
+        x = m_copysign(num, y) / dem;
+    }
+    const T two_over_sqrt_pi = T(2) * T(0.564189583547756286948);
+    x = x - (m_erf(x) - y) / (two_over_sqrt_pi * m_exp(-x * x));
+    x = x - (m_erf(x) - y) / (two_over_sqrt_pi * m_exp(-x * x));
+    return x;
+}
+
+SPECIAL_TABLE i0e_a[30] = {
+    -4.41534164647933937950E-18, 3.33079451882223809783E-17, -2.43127984654795469359E-16,
+    1.71539128555513303061E-15, -1.16853328779934516808E-14, 7.67618549860493561688E-14,
+    -4.85644678311192946090E-13, 2.95505266312963983461E-12, -1.72682629144155570723E-11,
+    9.67580903537323691224E-11, -5.18979560163526290666E-10, 2.65982372468238665035E-9,
+    -1.30002500998624804212E-8, 6.04699502254191894932E-8, -2.67079385394061173391E-7,
+    1.11738753912010371815E-6, -4.41673835845875056359E-6, 1.64484480707288970893E-5,
+    -5.75419501008210370398E-5, 1.88502885095841655729E-4, -5.76375574538582365885E-4,
+    1.63947561694133579842E-3, -4.32430999505057594430E-3, 1.05464603945949983183E-2,
+    -2.37374148058994688156E-2, 4.93052842396707084878E-2, -9.49010970480476444210E-2,
+    1.71620901522208775349E-1, -3.04682672343198398683E-1, 6.76795274409476084995E-1};
+SPECIAL_TABLE i0e_b[25] = {
+    -7.23318048787475395456E-18, -4.83050448594418207126E-18, 4.46562142029675999901E-17,
+    3.46122286769746109310E-17, -2.82762398051658348494E-16, -3.42548561967721913462E-16,
+    1.77256013305652638360E-15, 3.81168066935262242075E-15, -9.55484669882830764870E-15,
+    -4.15056934728722208663E-14, 1.54008621752140982691E-14, 3.85277838274214270114E-13,
+    7.18012445138366623367E-13, -1.79417853150680611778E-12, -1.32158118404477131188E-11,
+    -3.14991652796324136454E-11, 1.18891471078464383424E-11, 4.94060238822496958910E-10,
+    3.39623202570838634515E-9, 2.26666899049817806459E-8, 2.04891858946906374183E-7,
+    2.89137052083475648297E-6, 6.88975834691682398426E-5, 3.36911647825569408990E-3,
+    8.04490411014108831608E-1};
+SPECIAL_TABLE i1e_a[29] = {
+    2.77791411276104639959E-18, -2.11142121435816608115E-17, 1.55363195773620046921E-16,
+    -1.10559694773538630805E-15, 7.60068429473540693410E-15, -5.04218550472791168711E-14,
+    3.22379336594557470981E-13, -1.98397439776494371520E-12, 1.17361862988909016308E-11,
+    -6.66348972350202774223E-11, 3.62559028155211703701E-10, -1.88724975172282928790E-9,
+    9.38153738649577178388E-9, -4.44505912879632808065E-8, 2.00329475355213526229E-7,
+    -8.56872026469545474066E-7, 3.47025130813767847674E-6, -1.32731636560394358279E-5,
+    4.78156510755005422638E-5, -1.61760815825896745588E-4, 5.12285956168575772895E-4,
+    -1.51357245063125314899E-3, 4.15642294431288815669E-3, -1.05640848946261981558E-2,
+    2.47264490306265168283E-2, -5.29459812080949914269E-2, 1.02643658689847095384E-1,
+    -1.76416518357834055153E-1, 2.52587186443633654823E-1};
+SPECIAL_TABLE i1e_b[25] = {
+    7.51729631084210481353E-18, 4.41434832307170791151E-18, -4.65030536848935832153E-17,
+    -3.20952592199342395980E-17, 2.96262899764595013876E-16, 3.30820231092092828324E-16,
+    -1.88035477551078244854E-15, -3.81440307243700780478E-15, 1.04202769841288027642E-14,
+    4.27244001671195135429E-14, -2.10154184277266431302E-14, -4.08355111109219731823E-13,
+    -7.19855177624590851209E-13, 2.03562854414708950722E-12, 1.41258074366137813316E-11,
+    3.25260358301548823856E-11, -1.89749581235054123450E-11, -5.58974346219658380687E-10,
+    -3.83538038596423702205E-9, -2.63146884688951950684E-8, -2.51223623787020892529E-7,
+    -3.88256480887769039346E-6, -1.10588938762623716291E-4, -9.76109749136146840777E-3,
+    7.78576235018280120474E-1};
+
+// exp(-|x|) I_0(x) and exp(-|x|) I_1(x): Cephes's series on [0, 8] and on the inverted (8, inf);
+// float keeps torch's shorter tails of the I_1 series (the leading terms are below its precision)
+template <class T> __device__ T m_i0e(T x) {
+    const T ax = m_fabs(x);
+    if (ax <= T(8)) return chbevl(ax / T(2) - T(2), i0e_a, 30);
+    return chbevl(T(32) / ax - T(2), i0e_b, 25) / m_sqrt(ax);
+}
+template <class T> __device__ T m_i1e(T x) {
+    const bool f = sizeof(T) == 4;
+    const T ax = m_fabs(x);
+    const T out = ax <= T(8) ? chbevl(ax / T(2) - T(2), i1e_a + (f ? 12 : 0), f ? 17 : 29) * ax
+                             : chbevl(T(32) / ax - T(2), i1e_b + (f ? 18 : 0), f ? 7 : 25) / m_sqrt(ax);
+    return x < T(0) ? -out : out;
+}
+
+SPECIAL_TABLE ndtri_p0[5] = {-5.99633501014107895267E1, 9.80010754185999661536E1, -5.66762857469070293439E1,
+                             1.39312609387279679503E1, -1.23916583867381258016E0};
+SPECIAL_TABLE ndtri_q0[9] = {1.0, 1.95448858338141759834E0, 4.67627912898881538453E0, 8.63602421390890590575E1,
+                             -2.25462687854119370527E2, 2.00260212380060660359E2, -8.20372256168333339912E1,
+                             1.59056225126211695515E1, -1.18331621121330003142E0};
+SPECIAL_TABLE ndtri_p1[9] = {4.05544892305962419923E0, 3.15251094599893866154E1, 5.71628192246421288162E1,
+                             4.40805073893200834700E1, 1.46849561928858024014E1, 2.18663306850790267539E0,
+                             -1.40256079171354495875E-1, -3.50424626827848203418E-2, -8.57456785154685413611E-4};
+SPECIAL_TABLE ndtri_q1[9] = {1.0, 1.57799883256466749731E1, 4.53907635128879210584E1, 4.13172038254672030440E1,
+                             1.50425385692907503408E1, 2.50464946208309415979E0, -1.42182922854787788574E-1,
+                             -3.80806407691578277194E-2, -9.33259480895457427372E-4};
+SPECIAL_TABLE ndtri_p2[9] = {3.23774891776946035970E0, 6.91522889068984211695E0, 3.93881025292474443415E0,
+                             1.33303460815807542389E0, 2.01485389549179081538E-1, 1.23716634817820021358E-2,
+                             3.01581553508235416007E-4, 2.65806974686737550832E-6, 6.23974539184983293730E-9};
+SPECIAL_TABLE ndtri_q2[9] = {1.0, 6.02427039364742014255E0, 3.67983563856160859403E0, 1.37702099489081330271E0,
+                             2.16236993594496635890E-1, 1.34204006088543189037E-2, 3.28014464682127739104E-4,
+                             2.89247864745380683936E-6, 6.79019408009981274425E-9};
+
+// the inverse of the standard normal CDF (Cephes's ndtri)
+template <class T> __device__ T m_ndtri(T y0) {
+    typedef SpecialLimits<T> L;
+    if (y0 == T(0)) return -L::inf();
+    if (y0 == T(1)) return L::inf();
+    if (!(y0 > T(0) && y0 < T(1))) return L::nan();
+    const T exp_m2 = T(0.13533528323661269189);
+    bool negate = true;
+    T y = y0;
+    if (y > T(1) - exp_m2) {
+        y = T(1) - y;
+        negate = false;
+    }
+    if (y > exp_m2) {
+        y = y - T(0.5);
+        const T y2 = y * y;
+        return (y + y * (y2 * polevl(y2, ndtri_p0, 5) / polevl(y2, ndtri_q0, 9))) * T(2.50662827463100050242);
+    }
+    const T x = m_sqrt(T(-2) * m_log(y));
+    const T x0 = x - m_log(x) / x, z = T(1) / x;
+    const T x1 = x < T(8) ? z * polevl(z, ndtri_p1, 9) / polevl(z, ndtri_q1, 9)
+                          : z * polevl(z, ndtri_p2, 9) / polevl(z, ndtri_q2, 9);
+    return negate ? x1 - x0 : x0 - x1;
+}
+
+// exp(x^2) erfc(x) in double (float rounds once at the end): the product while erfc has not
+// underflowed, with x^2 split exactly into hi + lo so that exp keeps its digits; the asymptotic
+// series beyond 25; 2 exp(x^2) - erfcx(-x) below 0
+__device__ double erfcx_d(double x) {
+    typedef SpecialLimits<double> L;
+    if (x != x) return x;
+    const double ax = m_fabs(x);
+    if (ax == L::inf()) return x > 0 ? 0.0 : L::inf();
+    const double hi = m_rint(ax * 4096.0) / 4096.0, lo = ax - hi;
+    const double e2 = ax < 27.0 ? m_exp(hi * hi) * m_exp(2.0 * hi * lo + lo * lo) : L::inf();
+    double pos;
+    if (ax < 25.0) {
+        pos = e2 * m_erfc(ax);
+    } else {
+        const double inv = 1.0 / (ax * ax);
+        double series = 1.0, term = 1.0;
+        for (int k = 1; k < 12; ++k) {
+            term = term * -(2 * k - 1) * inv / 2.0;
+            series += term;
+        }
+        pos = series / (ax * 1.7724538509055160273);
+    }
+    return x < 0 ? 2.0 * e2 - pos : pos;
+}
+
+// log of the standard normal CDF: log1p(-erfc(x / sqrt 2) / 2) above -1, else
+// log(erfcx(-x / sqrt 2) / 2) - x^2 / 2 (torch's formula), in double
+__device__ double log_ndtr_d(double x) {
+    const double t = x * 0.70710678118654752440;
+    if (x < -1.0) return m_log(erfcx_d(-t) / 2.0) - x * x / 2.0;
+    return m_log1p(-m_erfc(t) / 2.0);
+}
+
+// -x log x: 0 at 0, -inf below 0 (torch.special.entr)
+template <class T> __device__ __forceinline__ T m_entr(T x) {
+    if (x != x) return x;
+    if (x > T(0)) return -x * m_log(x);
+    return x == T(0) ? T(0) : -SpecialLimits<T>::inf();
+}
+// x * log1p(y), 0 where x == 0 unless y is NaN (torch.special.xlog1py)
+template <class T> __device__ __forceinline__ T m_xlog1py(T x, T y) {
+    if (y != y) return y;
+    return x == T(0) ? T(0) : x * m_log1p(y);
+}
+
+// ---- the regularized incomplete gamma functions (SciPy's igam/igamc, as torch) --------------
+SPECIAL_TABLE lanczos_num[13] = {
+    0.006061842346248906525783753964555936883222, 0.5098416655656676188125178644804694509993,
+    19.51992788247617482847860966235652136208, 449.9445569063168119446858607650988409623,
+    6955.999602515376140356310115515198987526, 75999.29304014542649875303443598909137092,
+    601859.6171681098786670226533699352302507, 3481712.15498064590882071018964774556468,
+    14605578.08768506808414169982791359218571, 43338889.32467613834773723740590533316085,
+    86363131.28813859145546927288977868422342, 103794043.1163445451906271053616070238554,
+    56906521.91347156388090791033559122686859};
+SPECIAL_TABLE lanczos_den[13] = {1., 66., 1925., 32670., 357423., 2637558., 13339535., 45995730.,
+                                 105258076., 150917976., 120543840., 39916800., 0.};
+
+// Boost's Lanczos sum scaled by exp(-g): num[0] and den[0] go with the highest power, and
+// |x| > 1 is evaluated in 1/x
+template <class T> __device__ T lanczos_sum_expg_scaled(T x) {
+    T num, den;
+    if (m_fabs(x) > T(1)) {
+        const T y = T(1) / x;
+        num = T(lanczos_num[12]);
+        den = T(lanczos_den[12]);
+        for (int i = 11; i >= 0; --i) {
+            num = num * y + T(lanczos_num[i]);
+            den = den * y + T(lanczos_den[i]);
+        }
+    } else {
+        num = polevl(x, lanczos_num, 13);
+        den = polevl(x, lanczos_den, 13);
+    }
+    return num / den;
+}
+
+// x^a exp(-x) / Gamma(a)
+template <class T> __device__ T igam_fac(T a, T x) {
+    const T g = T(6.024680040776729583740234375);
+    if (m_fabs(a - x) > T(0.4) * m_fabs(a)) {
+        const T ax = a * m_log(x) - x - m_lgamma(a);
+        return ax < -SpecialLimits<T>::maxlog() ? T(0) : m_exp(ax);
+    }
+    const T fac = a + g - T(0.5);
+    T res = m_sqrt(fac / T(2.718281828459045)) / lanczos_sum_expg_scaled(a);
+    if (a < T(200) && x < T(200)) {
+        res *= m_exp(a - x) * m_powr(x / fac, a);
+    } else {
+        const T numfac = (x - a - g + T(0.5)) / fac;
+        res *= m_exp(a * (m_log1p(numfac) - numfac) + x * (T(0.5) - g) / fac);
+    }
+    return res;
+}
+
+template <class T> __device__ T igam_series(T a, T x) {
+    const T ax = igam_fac(a, x);
+    if (ax == T(0)) return T(0);
+    T r = a, c = T(1), ans = T(1);
+    for (int i = 0; i < 2000; ++i) {
+        r += T(1);
+        c *= x / r;
+        ans += c;
+        if (c <= SpecialLimits<T>::machep() * ans) break;
+    }
+    return ans * ax / a;
+}
+
+template <class T> __device__ T igamc_series(T a, T x) {
+    T fac = T(1), sum = T(0);
+    for (int n = 1; n < 2000; ++n) {
+        fac *= -x / T(n);
+        const T term = fac / (a + T(n));
+        sum += term;
+        if (m_fabs(term) <= SpecialLimits<T>::machep() * m_fabs(sum)) break;
+    }
+    const T logx = m_log(x);
+    return -m_expm1(a * logx - m_lgamma(T(1) + a)) - m_exp(a * logx - m_lgamma(a)) * sum;
+}
+
+template <class T> __device__ T igamc_fraction(T a, T x) {
+    typedef SpecialLimits<T> L;
+    const T ax = igam_fac(a, x);
+    if (ax == T(0)) return T(0);
+    T y = T(1) - a, z = x + y + T(1), c = T(0);
+    T pkm2 = T(1), qkm2 = x, pkm1 = x + T(1), qkm1 = z * x;
+    T ans = pkm1 / qkm1;
+    for (int i = 0; i < 2000; ++i) {
+        c += T(1);
+        y += T(1);
+        z += T(2);
+        const T yc = y * c;
+        const T pk = pkm1 * z - pkm2 * yc, qk = qkm1 * z - qkm2 * yc;
+        T t = T(1);
+        if (qk != T(0)) {
+            const T r = pk / qk;
+            t = m_fabs((ans - r) / r);
+            ans = r;
+        }
+        pkm2 = pkm1;
+        pkm1 = pk;
+        qkm2 = qkm1;
+        qkm1 = qk;
+        if (m_fabs(pk) > L::big()) {
+            const T inv = T(1) / L::big();
+            pkm2 *= inv;
+            pkm1 *= inv;
+            qkm2 *= inv;
+            qkm1 *= inv;
+        }
+        if (t <= L::machep()) break;
+    }
+    return ans * ax;
+}
+
+// igammac for a > 0 and 0 < x < inf
+template <class T> __device__ T igammac_core(T a, T x) {
+    if (x > T(1.1)) return x < a ? T(1) - igam_series(a, x) : igamc_fraction(a, x);
+    const bool lower = x <= T(0.5) ? -T(0.4) / m_log(x) < a : x * T(1.1) < a;
+    return lower ? T(1) - igam_series(a, x) : igamc_series(a, x);
+}
+
+// the regularized lower (LOWER) or upper incomplete gamma function, SciPy's boundary values
+template <class T, bool LOWER> __device__ T m_igamma(T a, T x) {
+    typedef SpecialLimits<T> L;
+    const T one = LOWER ? T(1) : T(0), zero = LOWER ? T(0) : T(1);
+    if (x < T(0) || a < T(0) || x != x || a != a) return L::nan();
+    if (a == T(0)) return x > T(0) ? one : L::nan();
+    if (x == T(0)) return zero;
+    if (a == L::inf()) return x == L::inf() ? L::nan() : zero;
+    if (x == L::inf()) return one;
+    if (LOWER) return (x > T(1) && x > a) ? T(1) - igammac_core(a, x) : igam_series(a, x);
+    return igammac_core(a, x);
+}
+
+// ---- integer bit math ----------------------------------------------------------------------
+// Shifts by a count outside [0, bits) give 0 (-1 for a negative number shifted right), as
+// torch's kernels; left shifts wrap (done unsigned, where C's signed shift would be undefined).
+template <class T> __device__ __forceinline__ bool shift_in_range(T b) {
+    return b >= T(0) && b < T(sizeof(T) * 8);
+}
+template <class T> __device__ __forceinline__ T m_shl(T a, T b) {
+    typedef typename UnsignedOf<T>::type U;
+    return shift_in_range(b) ? (T)((U)a << (U)b) : T(0);
+}
+template <class T> __device__ __forceinline__ T m_shr(T a, T b) {
+    return shift_in_range(b) ? T(a >> b) : (a < T(0) ? T(-1) : T(0));
+}
+template <class T> __device__ __forceinline__ T abs_wrap(T a) { return a < T(0) ? neg_wrap(a) : a; }
+// Euclid on |a|, |b| (|INT_MIN| wraps to itself, as in torch, so gcd(INT_MIN, 0) = INT_MIN)
+template <class T> __device__ T m_gcd(T a, T b) {
+    a = abs_wrap(a);
+    b = abs_wrap(b);
+    while (a != T(0)) {
+        const T c = a;
+        a = b % a;
+        b = c;
+    }
+    return b;
+}
+template <class T> __device__ T m_lcm(T a, T b) {
+    typedef typename UnsignedOf<T>::type U;
+    const T g = m_gcd(a, b);
+    return g == T(0) ? T(0) : abs_wrap((T)((U)(a / g) * (U)b));
+}
+
+UNARY_OP(Lgamma, UNROLL_MATH, m_lgamma(x))
+UNARY_OP(Digamma, UNROLL_MATH, m_digamma(x))
+UNARY_OP(Erfc, UNROLL_MATH, m_erfc(x))
+UNARY_OP(Erfinv, UNROLL_MATH, m_erfinv(x))
+UNARY_OP(I0, UNROLL_MATH, m_exp(m_fabs(x)) * m_i0e(x))
+UNARY_OP(I0e, UNROLL_MATH, m_i0e(x))
+UNARY_OP(I1, UNROLL_MATH, m_exp(m_fabs(x)) * m_i1e(x))
+UNARY_OP(I1e, UNROLL_MATH, m_i1e(x))
+UNARY_OP(Ndtri, UNROLL_MATH, m_ndtri(x))
+UNARY_OP(LogNdtr, UNROLL_MATH, T(log_ndtr_d(double(x))))
+UNARY_OP(Erfcx, UNROLL_MATH, T(erfcx_d(double(x))))
+UNARY_OP(Entr, UNROLL_MATH, m_entr(x))
+UNARY_OP(BitNot, UNROLL_CHEAP, T(~x))
+BINARY_OP(Polygamma, UNROLL_MATH, m_polygamma(a, int(b)))
+BINARY_OP(Zeta, UNROLL_MATH, T(m_zeta(double(a), double(b))))   // in double, as torch's CPU kernel
+BINARY_OP(Igamma, UNROLL_MATH, (m_igamma<T, true>(a, b)))
+BINARY_OP(Igammac, UNROLL_MATH, (m_igamma<T, false>(a, b)))
+BINARY_OP(Xlog1py, UNROLL_MATH, m_xlog1py(a, b))
+BINARY_OP(Nextafter, UNROLL_CHEAP, m_nextafter(a, b))
+BINARY_OP(BitAnd, UNROLL_CHEAP, T(a & b))
+BINARY_OP(BitOr, UNROLL_CHEAP, T(a | b))
+BINARY_OP(BitXor, UNROLL_CHEAP, T(a ^ b))
+BINARY_OP(Shl, UNROLL_CHEAP, m_shl(a, b))
+BINARY_OP(Shr, UNROLL_CHEAP, m_shr(a, b))
+BINARY_OP(Gcd, UNROLL_MATH, m_gcd(a, b))
+BINARY_OP(Lcm, UNROLL_MATH, m_lcm(a, b))
+// bools: ~x is !x, and &, |, ^ are logic
+UNARY_OP(BoolNot, UNROLL_CHEAP, !x)
+BINARY_OP(BoolXor, UNROLL_CHEAP, a != b)
+
+template <class T> __device__ __forceinline__ void frexp_map(const T* x, T* m, int* e, i64 n) {
+    GRID_STRIDE_SETUP
+    for (i64 i = first; i < n; i += stride) {
+        int k = 0;
+        m[i] = m_frexp(x[i], &k);
+        e[i] = k;
+    }
+}
+#define FREXP(name, T)                                                         \
+    extern "C" __global__ void name(const T* x, T* m, int* e, i64 n) { frexp_map(x, m, e, n); }
+
+#define SPECIAL_KERNELS(sfx, T)                                                \
+    UNARY_ALL(lgamma, Lgamma, sfx, T)                                          \
+    UNARY_ALL(digamma, Digamma, sfx, T)                                        \
+    UNARY_ALL(erfc, Erfc, sfx, T)                                              \
+    UNARY_ALL(erfinv, Erfinv, sfx, T)                                          \
+    UNARY_ALL(i0, I0, sfx, T)                                                  \
+    UNARY_ALL(i0e, I0e, sfx, T)                                                \
+    UNARY_ALL(i1, I1, sfx, T)                                                  \
+    UNARY_ALL(i1e, I1e, sfx, T)                                                \
+    UNARY_ALL(ndtri, Ndtri, sfx, T)                                            \
+    UNARY_ALL(log_ndtr, LogNdtr, sfx, T)                                       \
+    UNARY_ALL(erfcx, Erfcx, sfx, T)                                            \
+    UNARY_ALL(entr, Entr, sfx, T)                                              \
+    BINARY_SCALAR(polygamma_scalar_##sfx, T, T, Polygamma)                     \
+    BINARY_ALL(zeta, Zeta, sfx, T)                                             \
+    BINARY_ALL(igamma, Igamma, sfx, T)                                         \
+    BINARY_ALL(igammac, Igammac, sfx, T)                                       \
+    BINARY_ALL(xlog1py, Xlog1py, sfx, T)                                       \
+    BINARY_ALL(nextafter, Nextafter, sfx, T)                                   \
+    FREXP(frexp_##sfx, T)
+#define BIT_KERNELS(sfx, T)                                                    \
+    UNARY_ALL(bitwise_not, BitNot, sfx, T)                                     \
+    BINARY_ALL(bitwise_and, BitAnd, sfx, T)                                    \
+    BINARY_ALL(bitwise_or, BitOr, sfx, T)                                      \
+    BINARY_ALL(bitwise_xor, BitXor, sfx, T)                                    \
+    BINARY_ALL(bitwise_left_shift, Shl, sfx, T)                                \
+    BINARY_ALL(bitwise_right_shift, Shr, sfx, T)                               \
+    BINARY_ALL(gcd, Gcd, sfx, T)                                               \
+    BINARY_ALL(lcm, Lcm, sfx, T)
+
+SPECIAL_KERNELS(f32, float)
+SPECIAL_KERNELS(f64, double)
+BIT_KERNELS(i64, long long)
+BIT_KERNELS(i32, int)
+UNARY_ALL(bitwise_not, BoolNot, b8, bool)
+BINARY_ALL(bitwise_and, And, b8, bool)
+BINARY_ALL(bitwise_or, Or, b8, bool)
+BINARY_ALL(bitwise_xor, BoolXor, b8, bool)

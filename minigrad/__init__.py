@@ -32,8 +32,11 @@ from .ops.math_more import FUNCTIONS as _MATH_MORE  # tan ... rsqrt, atan2 ... x
 globals().update(_MATH_MORE)
 from .ops.tensor_extras import FUNCTIONS as _EXTRAS  # hstack, tensor_split, index_add, cov, histc, ...
 globals().update(_EXTRAS)
+from .ops.special import FUNCTIONS as _SPECIAL  # lgamma, polygamma, igamma, frexp, bitwise_and, gcd, ...
+globals().update(_SPECIAL)
 concatenate = concat
 from . import linalg  # noqa: E402,F401
+from . import special  # noqa: E402,F401  (torch.special)
 from .ops.linalg_eig import FUNCTIONS as _LINALG_EIG  # torch.svd, torch.qr, torch.pinverse
 globals().update(_LINALG_EIG)
 from .ops.linalg_factor import FUNCTIONS as _LINALG_FACTOR  # inverse, det, logdet, slogdet, cholesky_solve, ...

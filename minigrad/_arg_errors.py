@@ -428,10 +428,17 @@ _SPECS.update({  # ops/math_more.py
               "Tensor input, Scalar other, *, Tensor out=None"),
     "xlogy_": ("Tensor input, Tensor other", "Tensor input, Scalar other"),
 })
+_SPECS.update({  # ops/special.py
+    _name: ("Tensor input, Tensor other, *, Tensor out=None", "Scalar self, Tensor other",
+            "Tensor input, Scalar other, *, Tensor out=None")
+    for _name in ("bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_left_shift", "bitwise_right_shift")})
 # a Tensor method whose overloads are not its function's without input (pow's Scalar self)
 _METHOD_SPECS = {"pow": ("Tensor input, Tensor exponent", "Tensor input, Scalar exponent"),
                  "xlogy": ("Tensor input, Tensor other", "Tensor input, Scalar other"),
-                 "remainder": ("Tensor input, Tensor other", "Tensor input, Scalar other")}
+                 "remainder": ("Tensor input, Tensor other", "Tensor input, Scalar other"),
+                 **{_name: ("Tensor input, Tensor other", "Tensor input, Scalar other")
+                    for _name in ("bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_left_shift",
+                                  "bitwise_right_shift")}}
 for _a, _b in (("min", "max"), ("amin", "amax"), ("argmin", "argmax"), ("all", "any"), ("std", "var"),
                ("log_softmax", "softmax"), ("swapdims", "transpose"), ("concat", "cat"), ("stack", "cat"),
                ("cumprod", "cumsum"), ("cumprod_", "cumsum_"), ("cummin", "cummax"),

@@ -35,9 +35,7 @@ Tensor.__rmatmul__ = lambda self, other: NotImplemented
 Tensor.__neg__ = ew.unary_method(ew.Neg)
 Tensor.__pos__ = lambda self: _pos(self)
 Tensor.__abs__ = lambda self: apply_unary(ew.Abs, self)
-Tensor.__invert__ = lambda self: _invert(self)
-Tensor.__and__ = lambda self, other: _logical(self, other, "mul")
-Tensor.__or__ = lambda self, other: _logical(self, other, "maximum")
+# ~ & | ^ << >> (and their reflected and in-place forms): ops/special.py's bit math, installed below
 
 Tensor.add = lambda self, other, alpha=1: ew.binary_alpha(ew.Add, self, other, alpha, "add")
 Tensor.sub = lambda self, other, alpha=1: ew.binary_alpha(ew.Sub, self, other, alpha, "sub")
@@ -80,19 +78,6 @@ def _pos(t):
     if t._data.dtype.kind == "b":
         raise RuntimeError("The `+` operator, on a bool tensor is not supported.")
     return t
-
-
-def _invert(t):
-    if t._data.dtype.kind != "b":
-        raise TypeError("~ (bitwise not) is only supported for bool tensors in minigrad")
-    return t == False  # noqa: E712  (elementwise, not identity)
-
-
-def _logical(a, b, prim):
-    if not isinstance(b, Tensor) or a._data.dtype.kind != "b" or b._data.dtype.kind != "b":
-        raise TypeError("& and | are only supported between bool tensors in minigrad")
-    a_, b_ = ew._operands(a, b)
-    return _make(getattr(a._device.backend, prim)(a_._data, b_._data), a._device)
 
 
 # ---- comparisons --------------------------------------------------------------------
@@ -828,6 +813,11 @@ _math_more.install(Tensor)
 # ---- more of torch's tensor API (ops/tensor_extras.py): index_add, addcmul, tensor_split, take, ...
 from .ops import tensor_extras as _tensor_extras  # noqa: E402
 _tensor_extras.install(Tensor)
+
+# ---- torch.special's functions and the integer bit math (ops/special.py): lgamma, polygamma, igamma,
+# frexp, bitwise_and, gcd, the operators & | ^ ~ << >>, ...
+from .ops import special as _special  # noqa: E402
+_special.install(Tensor)
 
 # ---- orthogonal factorizations (ops/linalg_eig.py): svd, qr, pinverse
 from .ops import linalg_eig as _linalg_eig  # noqa: E402

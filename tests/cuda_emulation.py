@@ -1662,33 +1662,36 @@ def _register_norm():
 # ---- im2col / col2im (conv.cu) ----
 
 def _conv_kernel(kind, t):
-    """conv.cu's im2col_<t> / col2im_<t> on (n, c, h, w), through the NumPy backend's primitives
-    (col2im adds the kernel offsets in the kernel's order, so the sums are the same)."""
+    """conv.cu's im2col_<t> / col2im_<t> on (n, c, h, w) and vol2col_<t> / col2vol_<t> on
+    (n, c, d, h, w), through the NumPy backend's primitives (the adjoints add the kernel offsets
+    in the kernel's order, so the sums are the same)."""
     name = f"{kind}_{t}"
+    nd = 3 if kind in ("vol2col", "col2vol") else 2
 
     def run(L, src, dst, *geometry):
         grid, block, smem = L
         if block[1] != 1 or block[2] != 1:
             fault(f"{name}: takes a 1-d block, got {block}")
         _flat_grid_static_smem(name, "conv", grid, smem)
-        n, c, h, w, kh, kw, dh, dw, ph, pw, sh, sw, oh, ow = (int(v) for v in geometry)
-        if min(n, c, h, w, oh, ow, ph, pw) < 0 or min(kh, kw, dh, dw, sh, sw) < 1:
+        n, c, *g = (int(v) for v in geometry)
+        spatial, k, dil, pads, stride, out = (tuple(g[i * nd:(i + 1) * nd]) for i in range(6))
+        if min((n, c) + spatial + out + pads) < 0 or min(k + dil + stride) < 1:
             fault(f"{name}: invalid geometry {geometry}")
         from minigrad.backends import numpy_backend as nb
-        img, col = n * c * h * w, n * c * kh * kw * oh * ow
-        nin, nout = (img, col) if kind == "im2col" else (col, img)
+        img, col = n * c * math.prod(spatial), n * c * math.prod(k) * math.prod(out)
+        nin, nout = (img, col) if kind in ("im2col", "vol2col") else (col, img)
         if nout == 0:
             fault(f"{name}: launched with an empty output (the backend must not launch)")
         iin, iout = np.arange(nin), np.arange(nout)
         _no_overlap(name, [(dst, iout)], [(src, iin)])
         v = src.read(iin)
-        geo = ((kh, kw), (dh, dw), (ph, pw), (sh, sw), (oh, ow))
-        if kind == "im2col":
-            res = nb.im2col(v.reshape(n, c, h, w), *geo)
+        geo = (k, dil, pads, stride, out)
+        if kind in ("im2col", "vol2col"):
+            res = nb.im2col(v.reshape((n, c) + spatial), *geo)
         else:
-            cols = v.reshape(n, c * kh * kw, oh * ow)
-            res = nb.col2im(cols, (h, w), *geo)
-            _error_scale(dst, iout, nb.col2im(np.abs(cols), (h, w), *geo).reshape(-1))
+            cols = v.reshape(n, c * math.prod(k), math.prod(out))
+            res = nb.col2im(cols, spatial, *geo)
+            _error_scale(dst, iout, nb.col2im(np.abs(cols), spatial, *geo).reshape(-1))
         dst.write(iout, res.reshape(-1))
     return run
 
@@ -1697,6 +1700,8 @@ def _register_conv():
     for t in ("f32", "f64", "i64"):
         for kind in ("im2col", "col2im"):
             _kernel("conv.cu", f"{kind}_{t}", [f"P:{t}", f"P:{t}"] + ["i64"] * 14, _conv_kernel(kind, t))
+        for kind in ("vol2col", "col2vol"):
+            _kernel("conv.cu", f"{kind}_{t}", [f"P:{t}", f"P:{t}"] + ["i64"] * 20, _conv_kernel(kind, t))
 
 
 # ---- GEMM (matmul.cu) ----
@@ -2468,3 +2473,47 @@ def pytest_collection_modifyitems(config, items):
         for key, reason in KNOWN_LAUNCHER_BUGS.items():
             if item.nodeid.endswith(key):
                 item.add_marker(pytest.mark.xfail(reason=reason, strict=True))
+
+
+# ---- elementwise.cu's SPECIAL_KERNELS and BIT_KERNELS ----
+# The models are the NumPy backend's (numpy_special.py): the same algorithms as the kernels.
+
+def _register_special():
+    from minigrad.backends import numpy_special as ns
+    from minigrad.backends.cuda_kernel_table import BIT_BINARY, BOOL_BIT_BINARY, SPECIAL_BINARY, SPECIAL_UNARY
+    f = "elementwise.cu"
+    unary = [(t, op, getattr(ns, op)) for t in ("f32", "f64") for op in SPECIAL_UNARY]
+    unary += [(t, "bitwise_not", ns.bitwise_not) for t in ("i64", "i32", "b8")]
+    binary = [(t, op) for t in ("f32", "f64") for op in SPECIAL_BINARY]
+    binary += [(t, op) for t in ("i64", "i32") for op in BIT_BINARY] + [("b8", op) for op in BOOL_BIT_BINARY]
+    for t, op, fn in unary:
+        c, s = _ew_unary(f"{op}_{t}", fn, f"{op}_strided_{t}")
+        _kernel(f, f"{op}_{t}", [f"P:{t}", f"P:{t}", "i64"], c)
+        _kernel(f, f"{op}_strided_{t}", [f"P:{t}", f"P:{t}", "i64", "P:i64", "i32"], s)
+    for t, op in binary:
+        fn = getattr(ns, op)
+        c, s, rs, st = _ew_binary(f"{op}_{t}", fn, f"{op}_scalar_{t}", f"{op}_rscalar_{t}", f"{op}_strided_{t}")
+        _kernel(f, f"{op}_{t}", [f"P:{t}", f"P:{t}", f"P:{t}", "i64"], c)
+        _kernel(f, f"{op}_scalar_{t}", [f"P:{t}", t, f"P:{t}", "i64"], s)
+        _kernel(f, f"{op}_rscalar_{t}", [f"P:{t}", t, f"P:{t}", "i64"], rs)
+        _kernel(f, f"{op}_strided_{t}", [f"P:{t}", f"P:{t}", f"P:{t}", "i64", "P:i64", "i32"], st)
+    for t in ("f32", "f64"):
+        _, s, _, _ = _ew_binary(f"polygamma_scalar_{t}", lambda x, n: ns.polygamma(x, int(n)),
+                                f"polygamma_scalar_{t}")
+        _kernel(f, f"polygamma_scalar_{t}", [f"P:{t}", t, f"P:{t}", "i64"], s)
+        _kernel(f, f"frexp_{t}", [f"P:{t}", f"P:{t}", "P:i32", "i64"], _frexp_model(f"frexp_{t}"))
+
+
+def _frexp_model(name):
+    def run(L, x, m, e, n):
+        n = _count(name, n)
+        i = np.arange(n)
+        mant, exp = np.frexp(x.read(i))
+        for p in (m, e):
+            _race_check(name, p.addresses(i), p.isz, x.addresses(i), x.isz)
+        m.write(i, mant)
+        e.write(i, exp.astype(np.int32))
+    return run
+
+
+_register_special()

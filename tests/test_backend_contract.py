@@ -1461,6 +1461,19 @@ def conv_cases(kind):
             cl = mask(2, 3 * nk, L) if dt is BOOL else ints(2, 3 * nk, L, dtype=dt) if dt in (I64, I32) else \
                 u(2, 3 * nk, L, dtype=dt)
             cases.append(out(cl, sp, k, dil, pads, stride, o, ref=col2im_ref))
+    # 3-d (conv.cu's vol2col / col2vol): overlaps, gaps, dilation, padding, windows past the end
+    geos3 = [((4, 5, 6), (2, 3, 2), (1, 1, 2), (1, 0, 1), (1, 2, 3), 0, F32),
+             ((5, 3, 4), (3, 1, 2), (2, 1, 1), (2, 0, 0), (2, 1, 1), 1, F64),
+             ((3, 4, 3), (2, 2, 2), (1, 1, 1), (0, 1, 1), (3, 1, 2), 0, I64)]
+    for sp, k, dil, pads, stride, extra, dt in geos3:
+        o = _conv_out(sp, k, dil, pads, stride, extra)
+        if kind == "im2col":
+            x = ints(2, 3, *sp, dtype=dt) if dt is I64 else u(2, 3, *sp, dtype=dt)
+            cases.append(out(x, k, dil, pads, stride, o, ref=im2col_ref, label="3d"))
+        else:
+            nk, L = int(np.prod(k)), int(np.prod(o))
+            cl = ints(2, 3 * nk, L, dtype=dt) if dt is I64 else u(2, 3 * nk, L, dtype=dt)
+            cases.append(out(cl, sp, k, dil, pads, stride, o, ref=col2im_ref, label="3d"))
     if kind == "im2col":
         cases.append(out(u(0, 2, 4, 4), (2, 2), (1, 1), (0, 0), (1, 1), (3, 3), ref=im2col_ref, label="empty"))
         cases.append(out(arr(np.arange(6.0).reshape(1, 1, 2, 3), F64), (2, 2), (1, 1), (0, 0), (1, 1), (1, 2),
@@ -1566,6 +1579,134 @@ def orthofactor(kind, a, *params, label=None):
 def _sym(*shape, dtype=F64):
     x = rng.standard_normal(shape)
     return (x + np.swapaxes(x, -1, -2)).astype(dtype)
+
+
+# ---- torch.special and the integer bit math (numpy_special.py, elementwise.cu's SPECIAL_KERNELS
+# and BIT_KERNELS). References: Python's math where it has the function, else mpmath at 30 digits
+# (test_special.py compares both backends with torch itself, special values included).
+
+def _mp(fn):
+    """fn(*float args) in mpmath, elementwise, as float64 (None when mpmath is not installed)."""
+    try:
+        import mpmath
+    except ImportError:
+        return None
+
+    def ref(*args):
+        with mpmath.workdps(30):
+            return np.vectorize(lambda *v: float(fn(mpmath, *v)), otypes=[np.float64])(*args)
+    return ref
+
+
+def _special_rows(ref, lo, hi, special=()):
+    rows = unary_rows(ref, lo=lo, hi=hi, special=special) if ref else []
+    return rows + [out(Transposed(u(3, 2, lo=lo, hi=hi)), ref=ref)] if ref else rows
+
+
+def _frexp_case():
+    def check(be, f):
+        m, e = f(*to_backend(be, (arr([0.0, 3.0, -0.375, 1e-30, np.inf], F64),)))
+        check_array(be, m, [0.0, 0.75, -0.75, np.frexp(1e-30)[0], np.inf], F64)
+        check_array(be, e, [0, 2, -1, np.frexp(1e-30)[1], 0], np.int32)
+        m, e = f(*to_backend(be, (Transposed(arr([[1.0, 5.0, 0.1], [7.0, -2.0, 64.0]], F32)),)))
+        want = np.frexp(arr([[1.0, 5.0, 0.1], [7.0, -2.0, 64.0]], F32))
+        check_array(be, m, want[0], F32)
+        check_array(be, e, want[1], np.int32)
+    return "frexp-values-and-strided", check
+
+
+def _bit_rows(ref, shifts=False):
+    hi = 70 if shifts else 50
+    rows = [out(ints(2, 3, lo=-50, hi=50), ints(2, 3, lo=-3 if shifts else -50, hi=hi), ref=ref),
+            out(ints(3, 1, lo=-50, hi=50, dtype=np.int32), ints(1, 4, lo=0, hi=20, dtype=np.int32), ref=ref),
+            out(ints(2, 3, lo=-50, hi=50), 3, ref=ref),
+            out(5, ints(2, 3, lo=0, hi=10), ref=ref),
+            out(Transposed(ints(2, 3, lo=-50, hi=50)), ints(2, 3, lo=0, hi=9), ref=ref),
+            out(ints(0, 3), ints(0, 3), ref=ref)]
+    return rows
+
+
+def _int_ref(fn):
+    return lambda a, b: fn(np.asarray(a).astype(np.int64), np.asarray(b).astype(np.int64))
+
+
+def _shift_ref(left):
+    def ref(a, b):
+        a, b = np.broadcast_arrays(np.asarray(a).astype(np.int64), np.asarray(b).astype(np.int64))
+        out = [(int(x) << int(s) if left else int(x) >> int(s)) if 0 <= s < 64 else (-1 if (x < 0 and not left) else 0)
+               for x, s in zip(a.ravel(), b.ravel())]
+        return np.array([((v + 2 ** 63) % 2 ** 64) - 2 ** 63 for v in out], dtype=np.int64).reshape(a.shape)
+    return ref
+
+
+def _gcd_ref(a, b):
+    return np.gcd(np.asarray(a).astype(np.int64), np.asarray(b).astype(np.int64))
+
+
+def _lcm_ref(a, b):
+    return np.lcm(np.asarray(a).astype(np.int64), np.asarray(b).astype(np.int64))
+
+
+SPECIAL_TABLE = {
+    "lgamma": _special_rows(np.vectorize(math.lgamma, otypes=[np.float64]), 0.1, 20,
+                            special=[([0.0, -1.0, np.inf, -2.5], F64, [np.inf, np.inf, np.inf, math.lgamma(-2.5)])]),
+    "digamma": _special_rows(_mp(lambda m, x: m.digamma(x)), -4.5, 20,
+                             special=[([0.0, -0.0, -1.0, np.nan], F64, [-np.inf, np.inf, np.nan, np.nan])]),
+    "polygamma": ([out(u(2, 3, lo=0.2, hi=9), n, ref=_mp(lambda m, x, n=n: m.polygamma(n, x))) for n in (1, 2, 5)]
+                  + [out(u(4, dtype=F64, lo=0.2, hi=9), 0, ref=_mp(lambda m, x, n: m.digamma(x))),
+                     out(u(0, 3), 3, ref=_mp(lambda m, x, n: m.polygamma(3, x)))]) if _mp(None) else [],
+    "erfc": _special_rows(np.vectorize(math.erfc, otypes=[np.float64]), -6, 6),
+    "erfinv": _special_rows(_mp(lambda m, x: m.erfinv(x)), -0.99, 0.99,
+                            special=[([1.0, -1.0, 2.0, 0.0], F64, [np.inf, -np.inf, np.nan, 0.0])]),
+    "i0": _special_rows(_mp(lambda m, x: m.besseli(0, x)), -20, 20),
+    "i0e": _special_rows(_mp(lambda m, x: m.besseli(0, x) * m.exp(-abs(x))), -40, 40),
+    "i1": _special_rows(_mp(lambda m, x: m.besseli(1, x)), -20, 20),
+    "i1e": _special_rows(_mp(lambda m, x: m.besseli(1, x) * m.exp(-abs(x))), -40, 40),
+    "ndtri": _special_rows(_mp(lambda m, p: m.sqrt(2) * m.erfinv(2 * m.mpf(p) - 1)), 0.001, 0.999,
+                           special=[([0.0, 1.0, 1.5], F64, [-np.inf, np.inf, np.nan])]),
+    "log_ndtr": _special_rows(_mp(lambda m, x: m.log(m.ncdf(x))), -30, 5),
+    "erfcx": _special_rows(_mp(lambda m, x: m.exp(m.mpf(x) ** 2) * m.erfc(x)), -3, 40),
+    "entr": _special_rows(lambda x: -x * np.log(x), 0.01, 5,
+                          special=[([0.0, -1.0, np.nan], F64, [0.0, -np.inf, np.nan])]),
+    "zeta": ([out(u(2, 3, lo=1.5, hi=8), u(2, 3, lo=0.2, hi=9), ref=_mp(lambda m, x, q: m.zeta(x, q))),
+              out(u(3, dtype=F64, lo=1.5, hi=8), 2.5, ref=_mp(lambda m, x, q: m.zeta(x, q))),
+              out(3.0, u(2, 2, dtype=F64, lo=0.2, hi=9), ref=_mp(lambda m, x, q: m.zeta(x, q))),
+              out(arr([1.0, 0.5, 2.0], F64), arr([1.0, 1.0, -2.0], F64), expect=[np.inf, np.nan, np.inf],
+                  dtype=F64, label="poles")]) if _mp(None) else [],
+    "igamma": ([out(u(2, 3, lo=0.1, hi=30), u(2, 3, lo=0.1, hi=30),
+                    ref=_mp(lambda m, a, x: m.gammainc(a, 0, x, regularized=True))),
+                out(u(3, 1, dtype=F64, lo=0.1, hi=9), u(1, 4, dtype=F64, lo=0.1, hi=9),
+                    ref=_mp(lambda m, a, x: m.gammainc(a, 0, x, regularized=True))),
+                out(arr([0.0, 1.0, np.inf, 1.0], F64), arr([1.0, 0.0, 1.0, np.inf], F64), expect=[1.0, 0.0, 0.0, 1.0],
+                    dtype=F64, label="bounds")]) if _mp(None) else [],
+    "igammac": ([out(u(2, 3, lo=0.1, hi=30), u(2, 3, lo=0.1, hi=30),
+                     ref=_mp(lambda m, a, x: m.gammainc(a, x, m.inf, regularized=True))),
+                 out(u(4, dtype=F64, lo=0.1, hi=9), 2.0,
+                     ref=_mp(lambda m, a, x: m.gammainc(a, x, m.inf, regularized=True))),
+                 out(arr([0.0, 1.0, -1.0], F64), arr([1.0, 0.0, 1.0], F64), expect=[0.0, 1.0, np.nan],
+                     dtype=F64, label="bounds")]) if _mp(None) else [],
+    "xlog1py": arith_rows(lambda a, b: a * np.log1p(b), with_ints=False, pos_second=True)
+    + [out(arr([0.0, 0.0, 2.0], F64), arr([-1.0, np.nan, -1.0], F64), expect=[0.0, np.nan, -np.inf], dtype=F64,
+           label="zeros-and-nan")],
+    "nextafter": [out(arr([0.0, 1.0, 1.0, -np.inf], F64), arr([1.0, 2.0, 0.0, 0.0], F64),
+                      expect=np.nextafter(arr([0.0, 1.0, 1.0, -np.inf], F64), arr([1.0, 2.0, 0.0, 0.0], F64)),
+                      dtype=F64, label="f64"),
+                  out(arr([1.0, 0.0], F32), 2.0, expect=np.nextafter(arr([1.0, 0.0], F32), np.float32(2)), dtype=F32,
+                      label="f32-scalar")],
+    "frexp": [_frexp_case()],
+    "bitwise_and": _bit_rows(_int_ref(np.bitwise_and)) + [out(mask(2, 3), mask(2, 3), ref=np.logical_and,
+                                                               dtype=np.bool_)],
+    "bitwise_or": _bit_rows(_int_ref(np.bitwise_or)) + [out(mask(2, 3), True, ref=np.logical_or, dtype=np.bool_)],
+    "bitwise_xor": _bit_rows(_int_ref(np.bitwise_xor)) + [out(Transposed(mask(2, 3)), mask(2, 3),
+                                                               ref=np.logical_xor, dtype=np.bool_)],
+    "bitwise_not": [out(ints(2, 3, lo=-50, hi=50), ref=lambda a: ~np.asarray(a).astype(np.int64)),
+                    out(ints(4, dtype=np.int32), ref=lambda a: ~np.asarray(a).astype(np.int64)),
+                    out(Transposed(mask(3, 2)), ref=np.logical_not, dtype=np.bool_)],
+    "bitwise_left_shift": _bit_rows(_shift_ref(True), shifts=True),
+    "bitwise_right_shift": _bit_rows(_shift_ref(False), shifts=True),
+    "gcd": _bit_rows(_gcd_ref),
+    "lcm": _bit_rows(_lcm_ref),
+}
 
 
 TABLE = {
@@ -1721,6 +1862,7 @@ TABLE = {
     "xlogy": arith_rows(lambda a, b: a * np.log(b), with_ints=False, pos_second=True)
     + [out(arr([0.0, 0.0, 2.0, 0.0, 1.0], F64), arr([0.0, np.inf, 0.0, np.nan, -1.0], F64),
            expect=[0.0, 0.0, -np.inf, np.nan, np.nan], dtype=F64, label="zeros-and-nan")],
+    **SPECIAL_TABLE,
     "eq": compare_rows(np.equal),
     "ne": compare_rows(np.not_equal),
     "lt": compare_rows(np.less),

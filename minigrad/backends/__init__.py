@@ -29,6 +29,17 @@ PRIMITIVES = (
     # torch's formulas for logaddexp/logaddexp2 (equal infinities give themselves) and xlogy
     # (0 where x == 0, NaN where y is NaN)
     "atan2", "hypot", "logaddexp", "logaddexp2", "copysign", "xlogy",
+    # special functions of float arrays (numpy_special.py, elementwise.cu's SPECIAL_KERNELS), torch's
+    # CPU algorithms and special values: polygamma(a, n) for an int n >= 0; zeta, igamma, igammac,
+    # xlog1py, nextafter take two operands as the binary math above; frexp(a) -> (mantissa of a's
+    # dtype, int32 exponent)
+    "lgamma", "digamma", "polygamma", "erfc", "erfinv", "i0", "i0e", "i1", "i1e", "ndtri", "log_ndtr", "erfcx",
+    "entr", "zeta", "igamma", "igammac", "xlog1py", "nextafter", "frexp",
+    # integer bit math (int32/int64 operands of one dtype or a Python int; and/or/xor/not also bool):
+    # shifts by a count outside [0, bits) give 0 (-1 for negatives shifted right); gcd/lcm >= 0
+    # except |INT_MIN|, which wraps
+    "bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_not", "bitwise_left_shift", "bitwise_right_shift",
+    "gcd", "lcm",
     "eq", "ne", "lt", "le", "gt", "ge", "where", "clip",
     # fused backward formulas (g: the incoming gradient, out/y: the forward's output)
     "relu_backward", "sigmoid_backward", "tanh_backward",
@@ -72,7 +83,7 @@ PRIMITIVES = (
     "reshape", "view", "transpose", "broadcast_to", "getitem", "setitem", "index_add",
     "concatenate", "split", "copyto", "is_contiguous", "ascontiguous", "data_ptr", "strides",
     "as_strided",
-    # convolution's data movement, (N, C, *spatial) with one or two spatial dims, k/dil/stride/out
+    # convolution's data movement, (N, C, *spatial) with one to three spatial dims, k/dil/stride/out
     # per spatial dim, pads the zeros before each (those after follow from out):
     # im2col(x, k, dil, pads, stride, out) -> contiguous columns (N, C * prod(k), prod(out));
     # col2im(cols, spatial, k, dil, pads, stride, out) -> its adjoint (N, C, *spatial), each

@@ -28,6 +28,7 @@ from .cuda_kernel_table import (ADAGRAD_LIST_MAX, ADAM_LIST_MAX, AXPY_LIST_MAX, 
                                 SORT_THREADS, SORT_TILE,
                                 col_launch, row_launch)
 from .cuda_kernel_table import CONV_SFX
+from .cuda_kernel_table import BIT_BINARY, BOOL_BIT_BINARY, SPECIAL_BINARY, SPECIAL_UNARY
 from .cuda_kernel_table import LINALG_THREADS
 from .cuda_kernel_table import linalg_eig_threads
 from .cuda_kernel_table import scan_col_launch, scan_launch
@@ -358,6 +359,19 @@ class CudaBackend:
     def xlogy(self, a, b):
         return self._binary("xlogy", a, b)
 
+    # torch.special and the integer bit math: elementwise.cu's SPECIAL_KERNELS and BIT_KERNELS (the
+    # plain unary and binary ones are set on the class below, from cuda_kernel_table's lists)
+    def polygamma(self, a, n):
+        return self._binary("polygamma", a, float(n))   # polygamma_scalar_<sfx>: n as a T
+
+    def frexp(self, a):
+        a = self.ascontiguous(a)
+        mantissa, exponent = self.empty(a.shape, a.dtype), self.empty(a.shape, np.int32)
+        if a.size:
+            self._launch("elementwise.cu", f"frexp_{_SFX[a.dtype]}", self._grid(a.size), (BLOCK,),
+                         (a, mantissa, exponent, np.int64(a.size)))
+        return mantissa, exponent
+
     def _backward_helper(self, op, g, out):
         g, out = self.ascontiguous(g), self.ascontiguous(out)
         dx = self.empty(g.shape, g.dtype)
@@ -398,7 +412,7 @@ class CudaBackend:
             b = self.astype(b, wide) if b_arr else b
             dt = np.dtype(wide)
         sfx = _SFX[np.dtype(dt)]
-        if sfx == "b8" and not compare:
+        if sfx == "b8" and not compare and op not in BOOL_BIT_BINARY:   # bitwise_*_b8 have every form
             if op not in BOOL_BINARY:
                 raise TypeError(f"numpy boolean {op} is not supported; cast the bool tensor first")
             op = BOOL_BINARY[op]
@@ -1404,8 +1418,9 @@ class CudaBackend:
     # ---- convolution's data movement (kernels/conv.cu) ----------------------------------
     @staticmethod
     def _conv_geometry(c, spatial, k, dil, pads, stride, out):
-        """conv.cu's (c, h, w, kh, kw, dh, dw, ph, pw, sh, sw, oh, ow): 1-d as height 1."""
-        lead = 2 - len(spatial)
+        """conv.cu's (c, h, w, kh, kw, dh, dw, ph, pw, sh, sw, oh, ow): 1-d as height 1; 3-d:
+        (c, d, h, w, kd, kh, kw, ...) for vol2col / col2vol."""
+        lead = max(2 - len(spatial), 0)
         g = [(1,) * lead + tuple(v) for v in (spatial, k, dil)] + [(0,) * lead + tuple(pads)]
         g += [(1,) * lead + tuple(v) for v in (stride, out)]
         return tuple(np.int64(v) for v in (c,) + tuple(x for pair in g for x in pair))
@@ -1421,7 +1436,8 @@ class CudaBackend:
         n, c = x.shape[:2]
         cols = self.empty((n, c * math.prod(k), math.prod(out)), x.dtype)
         geometry = self._conv_geometry(c, x.shape[2:], k, dil, pads, stride, out)
-        return self._conv_launch(f"im2col_{_SFX[x.dtype]}", self.ascontiguous(x), cols, n, geometry)
+        kname = "vol2col" if len(out) == 3 else "im2col"
+        return self._conv_launch(f"{kname}_{_SFX[x.dtype]}", self.ascontiguous(x), cols, n, geometry)
 
     def col2im(self, cols, spatial, k, dil, pads, stride, out):
         if _SFX[cols.dtype] not in CONV_SFX:  # int32 wraps back; a bool sum is True where any is
@@ -1430,4 +1446,15 @@ class CudaBackend:
         n, c = cols.shape[0], cols.shape[1] // max(math.prod(k), 1)
         res = self.empty((n, c) + tuple(spatial), cols.dtype)
         geometry = self._conv_geometry(c, spatial, k, dil, pads, stride, out)
-        return self._conv_launch(f"col2im_{_SFX[cols.dtype]}", self.ascontiguous(cols), res, n, geometry)
+        kname = "col2vol" if len(out) == 3 else "col2im"
+        return self._conv_launch(f"{kname}_{_SFX[cols.dtype]}", self.ascontiguous(cols), res, n, geometry)
+
+
+def _special_method(op, unary):
+    if unary:
+        return lambda self, a: self._unary(op, a)
+    return lambda self, a, b: self._binary(op, a, b)
+
+
+for _op in SPECIAL_UNARY + ("bitwise_not",) + SPECIAL_BINARY + BIT_BINARY:
+    setattr(CudaBackend, _op, _special_method(_op, _op in SPECIAL_UNARY or _op == "bitwise_not"))

@@ -24,6 +24,13 @@ BINARY_OPS["f32"] += MATH_MORE_BINARY
 BINARY_OPS["f64"], BINARY_OPS["i32"] = BINARY_OPS["f32"], BINARY_OPS["i64"]
 COMPARE_OPS = {"f32": ("eq", "ne", "lt", "le", "gt", "ge"), "b8": ("eq", "ne")}
 COMPARE_OPS["f64"] = COMPARE_OPS["i64"] = COMPARE_OPS["i32"] = COMPARE_OPS["f32"]
+# elementwise.cu's SPECIAL_KERNELS (f32, f64: all forms, plus polygamma_scalar_<sfx> and
+# frexp_<sfx>) and BIT_KERNELS (i64, i32: all forms; b8: the logic ones)
+SPECIAL_UNARY = ("lgamma", "digamma", "erfc", "erfinv", "i0", "i0e", "i1", "i1e", "ndtri", "log_ndtr", "erfcx",
+                 "entr")
+SPECIAL_BINARY = ("zeta", "igamma", "igammac", "xlog1py", "nextafter")
+BIT_BINARY = ("bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_left_shift", "bitwise_right_shift", "gcd", "lcm")
+BOOL_BIT_BINARY = ("bitwise_and", "bitwise_or", "bitwise_xor")
 # bool arithmetic is logic, as in NumPy
 BOOL_BINARY = {"add": "or", "mul": "and", "maximum": "or", "minimum": "and"}
 
@@ -35,7 +42,7 @@ ADAM_LIST_MAX = 8           # slots of adam_list_<sfx> (ADAM_LIST_MAX in element
 SGD_LIST_MAX = 8            # slots of sgd_list_<sfx> (SGD_LIST_MAX in elementwise.cu)
 RMSPROP_LIST_MAX = 8        # slots of rmsprop_list_<sfx> (RMSPROP_LIST_MAX in elementwise.cu)
 ADAGRAD_LIST_MAX = 8        # slots of adagrad_list_<sfx> (ADAGRAD_LIST_MAX in elementwise.cu)
-CONV_SFX = ("f32", "f64", "i64")  # kernels/conv.cu's im2col/col2im (other dtypes go through i64)
+CONV_SFX = ("f32", "f64", "i64")  # conv.cu's im2col/col2im, vol2col/col2vol (other dtypes go through i64)
 GRID_YZ_MAX = 65535         # CUDA's cap on gridDim.y and gridDim.z
 # elements per shared-memory tile of kernels/sort.cu (SortTile<T>), by key size; longer rows
 # are sorted tile by tile, then merged in global memory
@@ -96,7 +103,7 @@ def kernel_names():
     for sfx in ("f32", "f64"):
         names["linalg.cu"].update({f"lu_factor_{sfx}", f"lu_solve_{sfx}", f"trsm_{sfx}", f"cholesky_{sfx}"})
     for sfx in CONV_SFX:
-        names["conv.cu"].update({f"im2col_{sfx}", f"col2im_{sfx}"})
+        names["conv.cu"].update({f"im2col_{sfx}", f"col2im_{sfx}", f"vol2col_{sfx}", f"col2vol_{sfx}"})
     for sfx in ("f32", "f64", "i64", "i32"):
         for op in ("cumsum", "cumprod", "cummax", "cummin") if sfx != "i32" else ("cummax", "cummin"):
             names["scan.cu"].update({f"{op}_rows_{sfx}", f"{op}_cols_{sfx}"})
@@ -118,6 +125,12 @@ def kernel_names():
         ew.update({f"where_strided_{sfx}", f"fill_{sfx}"})
     for sfx in ("f32", "f64", "i64", "i32"):
         ew.add(f"clip_{sfx}")
+    special = [(sfx, SPECIAL_UNARY, SPECIAL_BINARY) for sfx in ("f32", "f64")]
+    special += [(sfx, ("bitwise_not",), BIT_BINARY) for sfx in ("i64", "i32")] + [("b8", ("bitwise_not",), BOOL_BIT_BINARY)]
+    for sfx, unary, binary in special:
+        ew.update(name for op in unary for name in (f"{op}_{sfx}", f"{op}_strided_{sfx}"))
+        ew.update(f"{op}_{form}{sfx}" for op in binary for form in ("", "scalar_", "rscalar_", "strided_"))
+    ew.update({"polygamma_scalar_f32", "polygamma_scalar_f64", "frexp_f32", "frexp_f64"})
     for sfx in ("f32", "f64", "i64"):
         names["reduce.cu"].update({f"sum_rows_{sfx}", f"sum_cols_{sfx}", f"prod_rows_{sfx}", f"prod_cols_{sfx}"})
     for sfx in ("f32", "f64", "i64", "i32"):

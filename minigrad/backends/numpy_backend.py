@@ -202,6 +202,12 @@ def xlogy(a, b):
         return np.asarray(np.where(b != b, b, r), dtype=dt)
 
 
+# torch.special and the integer bit math: vectorised in numpy_special.py
+from .numpy_special import (lgamma, digamma, polygamma, erfc, erfinv, i0, i0e, i1, i1e, ndtri, log_ndtr,  # noqa: E402,F401
+                            erfcx, entr, zeta, igamma, igammac, xlog1py, nextafter, frexp, bitwise_and, bitwise_or,
+                            bitwise_xor, bitwise_not, bitwise_left_shift, bitwise_right_shift, gcd, lcm)
+
+
 def sign(a):
     r = np.sign(a)
     if a.dtype.kind == "f":
@@ -1002,7 +1008,7 @@ def _conv_slices(spatial, k, dil, pads, stride, out):
 
 
 def im2col(x, k, dil, pads, stride, out):
-    """The columns (N, C * prod(k), prod(out)) of x (N, C, *spatial), one or two spatial dims:
+    """The columns (N, C * prod(k), prod(out)) of x (N, C, *spatial), one to three spatial dims:
     column (c, offset), row p holds x at window p's element offset (window p starts at
     p * stride - pads), 0 where that lies outside x."""
     n, c = x.shape[:2]

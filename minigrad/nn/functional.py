@@ -28,6 +28,12 @@ __all__ += ["conv1d", "conv2d", "unfold", "fold", "max_pool1d", "max_pool2d", "a
 from ..ops.conv import (conv_transpose1d, conv_transpose2d, adaptive_max_pool1d,  # noqa: E402
                         adaptive_max_pool2d)
 __all__ += ["conv_transpose1d", "conv_transpose2d", "adaptive_max_pool1d", "adaptive_max_pool2d"]
+from ..ops.conv import (conv3d, conv_transpose3d, max_pool3d, avg_pool3d, adaptive_avg_pool3d,  # noqa: E402
+                        adaptive_max_pool3d, lp_pool1d, lp_pool2d, lp_pool3d)
+__all__ += ["conv3d", "conv_transpose3d", "max_pool3d", "avg_pool3d", "adaptive_avg_pool3d", "adaptive_max_pool3d",
+            "lp_pool1d", "lp_pool2d", "lp_pool3d"]
+from ..ops.conv import max_unpool1d, max_unpool2d, max_unpool3d  # noqa: E402
+__all__ += ["max_unpool1d", "max_unpool2d", "max_unpool3d"]
 __all__ += ["silu", "mish", "hardtanh", "relu6", "logsigmoid", "softmin", "hardsigmoid", "hardswish", "prelu",
             "celu", "selu", "threshold", "tanhshrink", "softshrink", "hardshrink", "embedding", "one_hot",
             "embedding_bag"]

@@ -1,4 +1,4 @@
-"""Convolution and pooling on (N, C, *spatial) tensors with one or two spatial dims.
+"""Convolution and pooling on (N, C, *spatial) tensors with one to three spatial dims.
 
 Everything rests on the backend's im2col: the zero-padded input's sliding windows as columns
 (N, C * prod(kernel), L), written straight from the input (kernels/conv.cu on CUDA); col2im is
@@ -126,19 +126,20 @@ class Convolution(Builtin):
         k, dil, pads, stride, out, groups, spatial = ctx.geometry
         x, w = ctx.saved_tensors if nx or nw else (None, None)
         n, o = g._data.shape[:2]
-        gr = g.reshape(n, groups, o // groups, -1)
+        gr = g.reshape(n, groups, o // groups, math.prod(out))  # explicit: n may be 0
         gx = gw = gb = None
         if nw:
             if _grad_enabled():  # create_graph: the columns as a function of x
                 cols = Im2Col.apply(x, k, dil, pads, stride, out)
-                cols = cols.reshape(n, groups, -1, cols._data.shape[2])
+                cols = cols.reshape(n, groups, cols._data.shape[1] // groups, cols._data.shape[2])
             else:
                 cols = _make(ctx.cols, g._device)
             gw = gr.matmul(cols.transpose(-1, -2)).sum(0).reshape(o, -1, *k)
         if nx:
             wm = w.reshape(groups, o // groups, -1)
             gcols = wm.transpose(-1, -2).matmul(gr)
-            gx = Col2Im.apply(gcols.reshape(n, -1, gcols._data.shape[3]), spatial, k, dil, pads, stride, out)
+            gx = Col2Im.apply(gcols.reshape(n, groups * gcols._data.shape[2], gcols._data.shape[3]), spatial, k, dil,
+                              pads, stride, out)
         if nb:
             gb = g.sum((0,) + tuple(range(2, g._data.ndim)))
         return gx, gw, gb, None, None, None, None
@@ -284,6 +285,9 @@ class MaxPool(Builtin):
     def forward(ctx, x, k, dil, padding, stride, ceil_mode):
         be = x._device.backend
         xd = x._data
+        ctx.in_shape = xd.shape
+        if xd.ndim == len(k) + 1:  # an unbatched (C, *spatial): a batch of one
+            xd = be.reshape(xd, (1,) + xd.shape)
         spatial = xd.shape[2:]
         pads, out = _pool_pads(padding, k, dil, stride, spatial, ceil_mode)
         nk, L = math.prod(k), math.prod(out)
@@ -301,13 +305,16 @@ class MaxPool(Builtin):
         vals = be.reshape(be.amax(w, (w.ndim - 1,)), xd.shape[:2] + out)  # NaN where the window has one
         idx = be.reshape(idx, xd.shape[:2] + out)
         ctx.idx, ctx.shape = idx, xd.shape
+        lead = ctx.in_shape[:len(ctx.in_shape) - len(k)]
+        vals, idx = be.reshape(vals, lead + out), be.reshape(idx, lead + out)
         indices = _make(idx, x._device)
         ctx.mark_non_differentiable(indices)
         return _make(vals, x._device), indices
 
     @staticmethod
     def backward(ctx, g, _gi=None):
-        return _scatter_planes(g, ctx.idx, ctx.shape), None, None, None, None, None
+        g = g.reshape(ctx.idx.shape)
+        return _scatter_planes(g, ctx.idx, ctx.shape).reshape(ctx.in_shape), None, None, None, None, None
 
 
 def _scatter_planes(g, idx, shape):
@@ -347,6 +354,9 @@ class AvgPool(Builtin):
     def forward(ctx, x, k, padding, stride, ceil_mode, count_include_pad, divisor_override):
         be = x._device.backend
         xd = x._data
+        ctx.in_shape = xd.shape
+        if xd.ndim == len(k) + 1:  # an unbatched (C, *spatial): a batch of one
+            xd = be.reshape(xd, (1,) + xd.shape)
         spatial = xd.shape[2:]
         ones = (1,) * len(k)
         pads, out = _pool_pads(padding, k, ones, stride, spatial, ceil_mode)
@@ -355,15 +365,18 @@ class AvgPool(Builtin):
         div = be.asarray(_avg_divisors(spatial, k, padding, stride, out, count_include_pad, divisor_override),
                          xd.dtype)
         ctx.div, ctx.geometry = div, (spatial, k, ones, pads, stride, out)
-        return _make(be.reshape(be.div(be.sum(cols, (2,)), div), (n, c) + out), x._device)
+        divide = be.div if xd.dtype.kind == "f" else be.trunc_divide  # torch's integer avg_pool3d: C's division
+        lead = ctx.in_shape[:len(ctx.in_shape) - len(k)]
+        return _make(be.reshape(divide(be.sum(cols, (2,)), div), lead + out), x._device)
 
     @staticmethod
     def backward(ctx, g):
         spatial, k, ones, pads, stride, out = ctx.geometry
-        n, c, nk, L = g._data.shape[0], g._data.shape[1], math.prod(k), math.prod(out)
+        shape = ctx.in_shape if len(ctx.in_shape) == len(k) + 2 else (1,) + ctx.in_shape
+        n, c, nk, L = shape[0], shape[1], math.prod(k), math.prod(out)
         gd = g.reshape(n, c, 1, L) / _make(ctx.div, g._device)
         gd = gd.expand(n, c, nk, L).reshape(n, c * nk, L)
-        return (Col2Im.apply(gd, spatial, k, ones, pads, stride, out),) + (None,) * 6
+        return (Col2Im.apply(gd, spatial, k, ones, pads, stride, out).reshape(ctx.in_shape),) + (None,) * 6
 
 
 def _adaptive_matrix(be, n, o, dtype):
@@ -385,14 +398,15 @@ class AdaptiveAvgPool(Builtin):
         be = x._device.backend
         xd = x._data
         nd = len(out)
-        mats = [_adaptive_matrix(be, n, o, xd.dtype) for n, o in zip(xd.shape[2:], out)]
-        ctx.mats = mats
+        off = xd.ndim - nd  # the spatial dims' start: 2, or 1 for an unbatched (C, *spatial)
+        mats = [_adaptive_matrix(be, n, o, xd.dtype) for n, o in zip(xd.shape[off:], out)]
+        ctx.mats, ctx.off = mats, off
         r = xd
         for i, m in enumerate(mats):  # contract spatial dim i: move it last, multiply, move back
-            axes = tuple(a for a in range(r.ndim) if a != 2 + i) + (2 + i,)
+            axes = tuple(a for a in range(r.ndim) if a != off + i) + (off + i,)
             r = be.matmul(be.transpose(r, axes), be.transpose(m, (1, 0)))
             back = list(range(r.ndim - 1))
-            back.insert(2 + i, r.ndim - 1)
+            back.insert(off + i, r.ndim - 1)
             r = be.transpose(r, tuple(back))
         return _make(be.ascontiguous(r), x._device) if nd else _make(r, x._device)
 
@@ -400,7 +414,7 @@ class AdaptiveAvgPool(Builtin):
     def backward(ctx, g):
         r = g
         for i, m in enumerate(ctx.mats):
-            r = r.transpose(2 + i, -1).matmul(_make(m, g._device)).transpose(2 + i, -1)
+            r = r.transpose(ctx.off + i, -1).matmul(_make(m, g._device)).transpose(ctx.off + i, -1)
         return r, None
 
 
@@ -433,11 +447,13 @@ def _sizes(shape):
 
 
 def conv(nd, input, weight, bias, stride, padding, dilation, groups):
-    """F.conv1d (nd 1) and F.conv2d (nd 2)."""
+    """F.conv1d (nd 1), F.conv2d (nd 2) and F.conv3d (nd 3)."""
     name = f"conv{nd}d"
     _tensor(input, name), _tensor(weight, name, "weight", 2)
     if bias is not None:
         _tensor(bias, name, "bias", 3)
+    if nd == 3:  # torch's conv3d: its int-list arguments checked against the weight's dims
+        stride, dilation, padding = _conv3d_lists(name, weight, stride, dilation, padding)
     if input._data.ndim not in (nd + 1, nd + 2):
         raise RuntimeError(f"Expected {nd + 1}D (unbatched) or {nd + 2}D (batched) input to {name}, but got input "
                            f"of size: {_sizes(input._data.shape)}")
@@ -452,6 +468,11 @@ def conv(nd, input, weight, bias, stride, padding, dilation, groups):
         if other is not None and other._device is not input._device:
             raise device_error(input, other)
         if other is not None and other.dtype is not input.dtype:
+            if nd == 3:
+                what = "weight" if other is weight else "bias"
+                raise RuntimeError(f"Input type (minigrad.{input.dtype._legacy}) and {what} type "
+                                   f"(minigrad.{other.dtype._legacy}) should be the same or input should be a "
+                                   f"MKLDNN tensor and {what} is a dense tensor")
             raise RuntimeError(f"expected scalar type {input.dtype._legacy[:-6]} but found "
                                f"{other.dtype._legacy[:-6]}")
     stride = _ntuple(stride, nd, name, "stride")
@@ -473,6 +494,8 @@ def conv(nd, input, weight, bias, stride, padding, dilation, groups):
     if any(lo < 0 for lo, _ in pads):
         raise RuntimeError("negative padding is not supported")
     if any(d <= 0 for d in dilation):
+        if nd == 3:
+            raise RuntimeError("non-positive dilation is not supported")
         raise RuntimeError(f"dilation should be greater than zero, but got {list(dilation)}")
     from .._arg_errors import _is_long
     if not _is_long(groups):
@@ -504,6 +527,31 @@ def conv1d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
 
 def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
     return conv(2, input, weight, bias, stride, padding, dilation, groups)
+
+
+def conv3d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
+    return conv(3, input, weight, bias, stride, padding, dilation, groups)
+
+
+def _conv3d_lists(name, weight, stride, dilation, padding):
+    """conv3d's stride / dilation / padding (a string padding as it is): torch expands each to
+    3 ints, then checks the lengths against the weight's spatial dims."""
+    wnd = weight._data.ndim - 2
+    res = []
+    for arg, v in (("stride", stride), ("dilation", dilation), ("padding", padding)):
+        if arg == "padding" and isinstance(v, str):
+            res.append(v)
+            continue
+        from .._arg_errors import _is_index
+        if not (_is_index(v) or (isinstance(v, (tuple, list)) and all(_is_index(i) for i in v))):
+            from .._arg_errors import type_name
+            raise TypeError(f"{name}(): argument '{arg}' must be tuple of ints, not {type_name(v)}")
+        vals = (int(v),) * 3 if _is_index(v) else tuple(int(i) for i in v)
+        if len(vals) != 1 and len(vals) != wnd:
+            raise RuntimeError(f"expected {arg} to be a single integer value or a list of {wnd} values to match the "
+                               f"convolution dimensions, but got {arg}=[{', '.join(map(str, vals))}]")
+        res.append(vals * 3 if len(vals) == 1 else vals)
+    return tuple(res)
 
 
 def _unfold_args(fn, kernel_size, dilation, padding, stride):
@@ -617,10 +665,99 @@ def _from_2d(r, nd, unbatched):
     return r.squeeze(0) if unbatched else r
 
 
+def _pool3d_list(fn, v, arg, must):
+    """max_pool3d / avg_pool3d's int-or-three-ints arguments, with torch's messages."""
+    from .._arg_errors import _is_index, type_name
+    if _is_index(v):
+        return (int(v),) * 3
+    if not (isinstance(v, (tuple, list)) and all(_is_index(i) for i in v)):
+        raise TypeError(f"{fn}(): argument '{arg}' must be tuple of ints, not {type_name(v)}")
+    if len(v) not in (1, 3):
+        raise RuntimeError(f"{fn}: {arg} {must}")
+    return tuple(int(i) for i in v) * (3 if len(v) == 1 else 1)
+
+
+def _pool3d_args(fn, input, kernel_size, stride, padding, dilation, ceil_mode, avg):
+    """torch's checks of max_pool3d (avg False) / avg_pool3d (avg True), in its order: the
+    argument lengths, the input's dims, each dim's output size, then pool3d_shape_check."""
+    _tensor(input, fn)
+    either = "" if avg else "either "
+    k = _pool3d_list(fn, kernel_size, "kernel_size", f"must {either}be a single int, or a tuple of three ints")
+    if stride is None or (isinstance(stride, (tuple, list)) and not stride):
+        stride = k
+    else:
+        stride = _pool3d_list(fn, stride, "stride", f"must {either}be omitted, a single int, or a tuple of three ints")
+    padding = _pool3d_list(fn, padding, "padding", f"must {either}be a single int, or a tuple of three ints")
+    dilation = _pool3d_list(fn, dilation, "dilation", "must be either a single int, or a tuple of three ints")
+    shape = input._data.shape
+    if input._data.ndim not in (4, 5):
+        raise RuntimeError("non-empty 4D or 5D (batch mode) tensor expected for input")
+    spatial = shape[-3:]
+    out = []
+    for n, kk, p, st, d in zip(spatial, k, padding, stride, dilation):  # torch's pooling_output_shape
+        if st == 0:
+            raise RuntimeError("stride should not be zero")
+        if p < 0:
+            raise RuntimeError(f"pad must be non-negative, but got pad: {p}")
+        eff = (kk - 1) * d + 1
+        if p > int(eff / 2):  # C's division, toward zero
+            raise RuntimeError(f"pad should be at most half of effective kernel size, but got pad={p}, "
+                               f"kernel_size={kk} and dilation={d}")
+        out.append(out_size(n, kk, d, p, p, st, ceil_mode) if st > 0 and d > 0 and kk > 0 else 1)
+    if any(v <= 0 for v in k):
+        raise RuntimeError(f"kernel size should be greater than zero, but got kT: {k[0]} kH: {k[1]} kW: {k[2]}")
+    if any(v <= 0 for v in stride):
+        raise RuntimeError(f"stride should be greater than zero, but got dT: {stride[0]} dH: {stride[1]} "
+                           f"dW: {stride[2]}")
+    if any(v <= 0 for v in dilation):
+        raise RuntimeError(f"dilation should be greater than zero, but got dilationT: {dilation[0]} "
+                           f"dilationH: {dilation[1]} dilationW: {dilation[2]}")
+    where = "avg_pool3d()" if avg else "max_pool3d_with_indices_out_cpu_template()"
+    if any(n == 0 for n in shape[(1 if len(shape) == 5 else 0):]):
+        raise RuntimeError(f"{where}: Expected input's non-batch dimensions to have positive length, but input has a "
+                           f"shape of {_sizes(shape)} and non-batch dimension 0 has length zero!")
+    if avg and any(n < kk for n, kk in zip(spatial, k)):
+        raise RuntimeError(f"input image (T: {spatial[0]} H: {spatial[1]} W: {spatial[2]}) smaller than kernel size "
+                           f"(kT: {k[0]} kH: {k[1]} kW: {k[2]})")
+    if any(kk // 2 < p for kk, p in zip(k, padding)):
+        raise RuntimeError(f"pad should be smaller than or equal to half of kernel size, but got kT: {k[0]} kW: {k[2]} "
+                           f"kH: {k[1]} padT: {padding[0]} padW: {padding[2]} padH: {padding[1]}")
+    if any(o < 1 for o in out):
+        c = shape[-4]
+        raise RuntimeError(f"Given input size: ({'x'.join(map(str, (c,) + tuple(spatial)))}). Calculated output size: "
+                           f"({'x'.join(map(str, (c,) + tuple(out)))}). Output size is too small")
+    return k, stride, padding, dilation
+
+
+class MaxPool3D(MaxPool):
+    _node_name = "MaxPool3DWithIndicesBackward0"
+
+
+class AvgPool3D(AvgPool):
+    _node_name = "AvgPool3DBackward0"
+
+
+class AdaptiveAvgPool3D(AdaptiveAvgPool):
+    _node_name = "AdaptiveAvgPool3DBackward0"
+
+
+class AdaptiveMaxPool3D(AdaptiveMaxPool):
+    _node_name = "AdaptiveMaxPool3DBackward0"
+
+
 def max_pool(nd, input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=False):
     fn = f"max_pool{nd}d"
-    _pool_input(fn, input, nd)
-    k, stride, padding, dilation = _pool_args(fn, nd, input, kernel_size, stride, padding, dilation, ceil_mode)
+    if nd == 3:
+        k, stride, padding, dilation = _pool3d_args(fn, input, kernel_size, stride, padding, dilation, ceil_mode,
+                                                    False)
+        if input._data.dtype.kind == "b":
+            raise NotImplementedError(f"\"{fn}\" not implemented for 'Bool'")
+    else:
+        _pool_input(fn, input, nd)
+        k, stride, padding, dilation = _pool_args(fn, nd, input, kernel_size, stride, padding, dilation, ceil_mode)
+    if nd == 3:  # (N, C, D, H, W) or (C, D, H, W) as they are: torch's node, no squeeze
+        vals, idx = MaxPool3D.apply(input, k, dilation, padding, stride, bool(ceil_mode))
+        return (vals, idx) if return_indices else vals
     unbatched = input._data.ndim == nd + 1
     x = _as_2d(input, nd, unbatched)
     if nd == 1:
@@ -638,9 +775,26 @@ def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
     return max_pool(2, input, kernel_size, stride, padding, dilation, ceil_mode, return_indices)
 
 
+def max_pool3d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=False):
+    return max_pool(3, input, kernel_size, stride, padding, dilation, ceil_mode, return_indices)
+
+
 def avg_pool(nd, input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True,
              divisor_override=None):
     fn = f"avg_pool{nd}d"
+    if nd == 3:
+        from .._arg_errors import _is_long, type_name
+        if divisor_override is not None and not _is_long(divisor_override):
+            raise TypeError(f"{fn}(): argument 'divisor_override' must be int, not {type_name(divisor_override)}")
+        _tensor(input, fn)
+        if input._data.ndim in (4, 5) and divisor_override is not None and divisor_override == 0:
+            _pool3d_list(fn, kernel_size, "kernel_size", "must be a single int, or a tuple of three ints")
+            raise RuntimeError("divisor must be not zero")
+        k, stride, padding, _ = _pool3d_args(fn, input, kernel_size, stride, padding, 1, ceil_mode, True)
+        if input._data.dtype.kind not in "fi" or input._data.dtype.name == "int32":
+            raise NotImplementedError(f"\"avg_pool3d_out_frame\" not implemented for '{input.dtype._legacy[:-6]}'")
+        # (N, C, D, H, W) or (C, D, H, W) as they are: torch's node, no squeeze
+        return AvgPool3D.apply(input, k, padding, stride, bool(ceil_mode), bool(count_include_pad), divisor_override)
     _pool_input(fn, input, nd)
     k, stride, padding, _ = _pool_args(fn, nd, input, kernel_size, stride, padding, 1, ceil_mode)
     if divisor_override is not None and divisor_override == 0:
@@ -664,9 +818,22 @@ def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False, coun
     return avg_pool(2, input, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
 
 
+def avg_pool3d(input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True,
+               divisor_override=None):
+    return avg_pool(3, input, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
+
+
 def adaptive_avg_pool(nd, input, output_size):
     fn = f"adaptive_avg_pool{nd}d"
     _tensor(input, fn)
+    if nd == 3:
+        _adaptive3d_output_size(fn, output_size)
+        shape = input._data.shape
+        if input._data.ndim in (4, 5):
+            for d in range(1, input._data.ndim):
+                if shape[d] == 0:
+                    raise RuntimeError(f"{fn}(): Expected input to have non-zero size for non-batch dimensions, but "
+                                       f"input has sizes {_sizes(shape)} with dimension {d} being empty")
     if input._data.ndim not in (nd + 1, nd + 2) or 0 in input._data.shape[-nd:]:
         raise RuntimeError(f"{fn}(): Expected {nd + 1}D or {nd + 2}D tensor, but got {_sizes(input._data.shape)}")
     spatial = input._data.shape[-nd:]
@@ -678,15 +845,37 @@ def adaptive_avg_pool(nd, input, output_size):
         out = (output_size,) * nd
     out = _ntuple(out, nd, fn, "output_size")
     if any(o < 0 for o in out):
+        listed = ", ".join(map(str, out)) if nd < 3 else f"{out[0]}, {out[1]},{out[2]}"  # torch's 3-d spacing
         raise RuntimeError(f"{fn}: elements of output_size must be greater than or equal to 0 but received "
-                           f"{{{', '.join(map(str, out))}}}")
+                           f"{{{listed}}}")
     if input._data.dtype.kind != "f":
-        raise NotImplementedError(f"\"{fn}\" not implemented for '{input.dtype._legacy[:-6]}'")
+        raise NotImplementedError(f"\"{fn}{'_cpu' if nd == 3 else ''}\" not implemented for "
+                                  f"'{input.dtype._legacy[:-6]}'")
     unbatched = input._data.ndim == nd + 1
     x = _as_2d(input, nd, unbatched)
     if all(o == 1 for o in out):  # torch takes the mean here (its node is MeanBackward1)
+        if nd == 3:
+            return input.mean((-3, -2, -1), keepdim=True)
         return _from_2d(x.mean((-2, -1), keepdim=True), nd, unbatched)
+    if nd == 3:  # (N, C, D, H, W) or (C, D, H, W) as they are: torch's node, no squeeze
+        return AdaptiveAvgPool3D.apply(input, out)
     return _from_2d(AdaptiveAvgPool.apply(x, ((1,) if nd == 1 else ()) + out), nd, unbatched)
+
+
+def _adaptive3d_output_size(fn, output_size):
+    """torch's parsing of a 3-d adaptive pool's output_size: an int, or a sequence of ints or Nones."""
+    from .._arg_errors import _is_index, type_name
+    if _is_index(output_size) or output_size is None:
+        return
+    if not isinstance(output_size, (tuple, list)):
+        if isinstance(output_size, str):
+            raise TypeError(f"{fn}(): argument 'output_size' (position 2) must be tuple of ints, but found element "
+                            f"of type str at pos 0")
+        raise TypeError(f"object of type '{type_name(output_size)}' has no len()")
+    for i, o in enumerate(output_size):
+        if o is not None and not _is_index(o):
+            raise TypeError(f"{fn}(): argument 'output_size' (position 2) must be tuple of ints, but found element "
+                            f"of type {type_name(o)} at pos {i}")
 
 
 def adaptive_avg_pool1d(input, output_size):
@@ -695,6 +884,10 @@ def adaptive_avg_pool1d(input, output_size):
 
 def adaptive_avg_pool2d(input, output_size):
     return adaptive_avg_pool(2, input, output_size)
+
+
+def adaptive_avg_pool3d(input, output_size):
+    return adaptive_avg_pool(3, input, output_size)
 
 
 def _conv_ntuple(v, nd, fn, arg):
@@ -713,11 +906,13 @@ def _conv_ntuple(v, nd, fn, arg):
 
 
 def conv_transpose(nd, input, weight, bias, stride, padding, output_padding, groups, dilation):
-    """F.conv_transpose1d (nd 1) and F.conv_transpose2d (nd 2)."""
+    """F.conv_transpose1d (nd 1), F.conv_transpose2d (nd 2) and F.conv_transpose3d (nd 3)."""
     name = f"conv_transpose{nd}d"
     _tensor(input, name), _tensor(weight, name, "weight", 2)
     if bias is not None:
         _tensor(bias, name, "bias", 3)
+    if nd == 3 and weight._data.ndim != 5:  # torch checks conv3d's expanded lists against the weight
+        _conv3d_lists(name, weight, stride, dilation, padding)
     stride, padding = _conv_ntuple(stride, nd, name, "stride"), _conv_ntuple(padding, nd, name, "padding")
     output_padding = _conv_ntuple(output_padding, nd, name, "output_padding")
     dilation = _conv_ntuple(dilation, nd, name, "dilation")
@@ -746,7 +941,7 @@ def conv_transpose(nd, input, weight, bias, stride, padding, output_padding, gro
     if groups <= 0:
         raise RuntimeError("non-positive groups is not supported")
     if any(d <= 0 for d in dilation):
-        raise RuntimeError("dilation should be greater than zero")
+        raise RuntimeError("dimensions are invalid" if nd == 3 else "dilation should be greater than zero")
     if ws[0] % groups:
         raise RuntimeError(f"Given groups={groups}, expected weight to be divisible by {groups} at dimension 0, but "
                            f"got weight of size [{_sizes(ws)}] instead")
@@ -768,14 +963,19 @@ def conv_transpose(nd, input, weight, bias, stride, padding, output_padding, gro
                                   f"'{input.dtype._legacy[:-6]}'")
     if any(op >= s and op >= d for op, s, d in zip(output_padding, stride, dilation)):
         # torch runs a 1-d one as 2-d, of height 1
+        dims = ("depth", "height", "width") if nd == 3 else ("height", "width")
         vals = [f"{what}_{h}: {v}" for what, vs, one in (("output_padding", output_padding, 0), ("stride", stride, 1),
                                                          ("dilation", dilation, 1))
-                for h, v in zip(("height", "width"), ((one,) if nd == 1 else ()) + tuple(vs))]
+                for h, v in zip(dims, ((one,) if nd == 1 else ()) + tuple(vs))]
         raise RuntimeError("output padding must be smaller than either stride or dilation, but got " + " ".join(vals))
     k = ws[2:]
     spatial = tuple((n - 1) * s - 2 * p + d * (kk - 1) + op + 1 for n, s, p, d, kk, op in
                     zip(xs[2:], stride, padding, dilation, k, output_padding))
-    if any(o <= 0 for o in spatial):
+    if nd == 3 and input._data.dtype.name == "float32" and min(spatial) >= 0 and 0 in spatial:
+        pass  # torch's float32 conv_transpose3d (oneDNN) returns the empty result
+    elif nd == 3 and input._data.dtype.name == "float32" and min(spatial) < 0:
+        raise RuntimeError("could not construct a memory descriptor using a format tag")
+    elif any(o <= 0 for o in spatial):
         raise RuntimeError(f"Given input size per channel: ({' x '.join(map(str, xs[2:]))}). Calculated output size "
                            f"per channel: ({' x '.join(map(str, spatial))}). Output size is too small")
     out = ConvTranspose.apply(x, weight, bias, stride, tuple((p, p) for p in padding), dilation, int(groups), spatial)
@@ -790,8 +990,12 @@ def conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_paddi
     return conv_transpose(2, input, weight, bias, stride, padding, output_padding, groups, dilation)
 
 
+def conv_transpose3d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1):
+    return conv_transpose(3, input, weight, bias, stride, padding, output_padding, groups, dilation)
+
+
 def adaptive_max_pool(nd, input, output_size, return_indices=False):
-    """F.adaptive_max_pool1d (nd 1) and F.adaptive_max_pool2d (nd 2)."""
+    """F.adaptive_max_pool1d (nd 1), F.adaptive_max_pool2d (nd 2) and F.adaptive_max_pool3d (nd 3)."""
     fn = f"adaptive_max_pool{nd}d"
     _tensor(input, fn)
     from .._arg_errors import _is_index, type_name
@@ -809,20 +1013,22 @@ def adaptive_max_pool(nd, input, output_size, return_indices=False):
             raise RuntimeError(f"Expected 2 to 3 dimensions, but got {input._data.ndim}-dimensional tensor for "
                                f"argument #1 'self' (while checking arguments for {fn})")
     else:
+        if nd == 3:
+            _adaptive3d_output_size(fn, output_size)
         if _is_index(output_size):
-            out = (int(output_size),) * 2
+            out = (int(output_size),) * nd
         elif isinstance(output_size, (tuple, list)):
-            if len(output_size) != 2:
-                raise RuntimeError(f"{fn}(): internal error: output_size.size() must be 2")
-            out = tuple(int(s) if o is None else o for o, s in zip(output_size, shape[-2:]))
+            if len(output_size) != nd:
+                raise RuntimeError(f"{fn}(): internal error: output_size.size() must be {nd}")
+            out = tuple(int(s) if o is None else o for o, s in zip(output_size, shape[-nd:]))
             if not all(_is_index(o) for o in out):
                 raise TypeError(f"{fn}(): argument 'output_size' (position 2) must be tuple of ints, not "
                                 f"{type_name(output_size)}")
             out = tuple(int(o) for o in out)
         else:
             raise TypeError(f"object of type '{type_name(output_size)}' has no len()")
-        if input._data.ndim not in (3, 4):
-            raise RuntimeError(f"{fn}(): Expected 3D or 4D tensor, but got: {_sizes(shape)}")
+        if input._data.ndim not in (nd + 1, nd + 2):
+            raise RuntimeError(f"{fn}(): Expected {nd + 1}D or {nd + 2}D tensor, but got: {_sizes(shape)}")
     for d in range(1, input._data.ndim):  # dim 0 may be empty (a batch, also of an unbatched input)
         if shape[d] == 0:
             raise RuntimeError(f"{fn}(): Expected input to have non-zero size for non-batch dimensions, but input has "
@@ -832,9 +1038,10 @@ def adaptive_max_pool(nd, input, output_size, return_indices=False):
         full = shape[:-nd] + ((1,) if nd == 1 else ()) + out  # torch pools a 1-d input as height 1
         raise RuntimeError(f"Trying to create tensor with negative dimension {bad}: {_sizes(full)}")
     if input._data.dtype.kind != "f":
-        raise NotImplementedError(f"\"adaptive_max_pool2d\" not implemented for '{input.dtype._legacy[:-6]}'")
-    if nd == 2:  # (N, C, H, W) or (C, H, W) as they are: torch's node, no squeeze
-        vals, idx = AdaptiveMaxPool.apply(input, out)
+        kname = "adaptive_max_pool3d_cpu" if nd == 3 else "adaptive_max_pool2d"
+        raise NotImplementedError(f"\"{kname}\" not implemented for '{input.dtype._legacy[:-6]}'")
+    if nd >= 2:  # (N, C, *spatial) or (C, *spatial) as they are: torch's node, no squeeze
+        vals, idx = (AdaptiveMaxPool3D if nd == 3 else AdaptiveMaxPool).apply(input, out)
     else:
         unbatched = input._data.ndim == 2
         vals, idx = AdaptiveMaxPool.apply(_as_2d(input, 1, unbatched), (1,) + out)
@@ -848,3 +1055,192 @@ def adaptive_max_pool1d(input, output_size, return_indices=False):
 
 def adaptive_max_pool2d(input, output_size, return_indices=False):
     return adaptive_max_pool(2, input, output_size, return_indices)
+
+
+def adaptive_max_pool3d(input, output_size, return_indices=False):
+    return adaptive_max_pool(3, input, output_size, return_indices)
+
+
+def lp_pool(nd, input, norm_type, kernel_size, stride=None, ceil_mode=False):
+    """F.lp_pool{1,2,3}d, torch's composition: (sum of x ** p over each window) ** (1 / p), as the
+    window's average times its size; max pools of |x| for p = +-inf."""
+    pool = (max_pool1d, max_pool2d, max_pool3d)[nd - 1]
+    avg = (avg_pool1d, avg_pool2d, avg_pool3d)[nd - 1]
+    if nd == 1:
+        size = kernel_size
+    else:
+        ks = (kernel_size,) * nd if not isinstance(kernel_size, (tuple, list)) else tuple(kernel_size)
+        if len(ks) != nd:
+            raise ValueError(f"{'not enough' if len(ks) < nd else 'too many'} values to unpack (expected {nd}"
+                             f"{f', got {len(ks)}' if len(ks) < nd else ''})")
+        size = math.prod(ks)
+    if isinstance(norm_type, (int, float)):
+        if norm_type == float("inf"):
+            return pool(input.abs(), kernel_size, stride, 0, 1, ceil_mode)
+        if norm_type == -float("inf"):
+            return -pool(-input.abs(), kernel_size, stride, 0, 1, ceil_mode)
+    if stride is not None:
+        out = avg(input.pow(norm_type), kernel_size, stride, 0, ceil_mode)
+    else:
+        out = avg(input.pow(norm_type), kernel_size, padding=0, ceil_mode=ceil_mode)
+    return (out.sign() * out.abs().relu()).mul(size).pow(1.0 / norm_type)
+
+
+def lp_pool1d(input, norm_type, kernel_size, stride=None, ceil_mode=False):
+    return lp_pool(1, input, norm_type, kernel_size, stride, ceil_mode)
+
+
+def lp_pool2d(input, norm_type, kernel_size, stride=None, ceil_mode=False):
+    return lp_pool(2, input, norm_type, kernel_size, stride, ceil_mode)
+
+
+def lp_pool3d(input, norm_type, kernel_size, stride=None, ceil_mode=False):
+    return lp_pool(3, input, norm_type, kernel_size, stride, ceil_mode)
+
+
+class MaxUnpool(Builtin):
+    """F.max_unpool2d's node: zeros (N, C, *out) with each input element written at its index in
+    its plane (a repeated index keeps one of its values); the gradient reads g at the indices."""
+    _node_name = "MaxUnpool2DBackward0"
+
+    @staticmethod
+    def forward(ctx, x, flat, out):
+        be = x._device.backend
+        xd = x._data
+        lead = xd.shape[:xd.ndim - len(out)]  # (N, C) or an unbatched (C,)
+        size = math.prod(lead) * math.prod(out)
+        res = be.zeros((size,), xd.dtype)
+        if flat.size:
+            be.setitem(res, (flat,), be.reshape(be.ascontiguous(xd), (-1,)), ((0, size - 1),))
+        ctx.flat, ctx.shape = flat, xd.shape
+        return _make(be.reshape(res, lead + tuple(out)), x._device)
+
+    @staticmethod
+    def backward(ctx, g):
+        if ctx.flat.size == 0:  # an empty input or output plane
+            return _make(g._device.backend.zeros(ctx.shape, g._data.dtype), g._device), None, None
+        from .strided import FlatGather
+        return FlatGather.apply(g.reshape(-1), ctx.flat).reshape(ctx.shape), None, None
+
+
+class MaxUnpool3D(MaxUnpool):
+    _node_name = "MaxUnpool3DBackward0"
+
+
+def _unpool_output_size(input, kernel_size, stride, padding, output_size):
+    """torch's F._unpool_output_size: the default (in - 1) * stride + k - 2 * pad, or the
+    requested sizes (optionally with the batch and channel dims) within a stride of it."""
+    input_size = input._data.shape
+    default = [(input_size[-len(kernel_size) + d] - 1) * stride[d] + kernel_size[d] - 2 * padding[d]
+               for d in range(len(kernel_size))]
+    if output_size is None:
+        ret = default
+    else:
+        if len(output_size) == len(kernel_size) + 2:
+            output_size = output_size[2:]
+        if len(output_size) != len(kernel_size):
+            raise ValueError(f"output_size should be a sequence containing {len(kernel_size)} or "
+                             f"{len(kernel_size) + 2} elements, but it has a length of '{len(output_size)}'")
+        for d in range(len(kernel_size)):
+            lo, hi = default[d] - stride[d], default[d] + stride[d]
+            if not lo < output_size[d] < hi:
+                raise ValueError(f'invalid output_size "{output_size}" (dim {d} must be between {lo} and {hi})')
+        ret = output_size
+    for d in range(len(kernel_size)):
+        if ret[d] < 0:
+            raise ValueError(f"max_unpooling: output_size must contain non-negative spatial dimensions, but got "
+                             f"output_size[{d}]={ret[d]}")
+    return ret
+
+
+def _nt(v, n):
+    """torch's _single / _pair / _triple: an iterable as a tuple, anything else repeated n times."""
+    try:
+        return tuple(iter(v))
+    except TypeError:
+        return (v,) * n
+
+
+def _max_unpool(nd, input, indices, output_size, stride=None, padding=None):
+    """torch's max_unpool2d (nd 2) / max_unpool3d (nd 3) kernels' checks, then the op."""
+    from ..tensor import Tensor
+    fn = f"max_unpool{nd}d"
+    for arg, pos, v in (("input", 1, input), ("indices", 2, indices)):
+        if not isinstance(v, Tensor):
+            from .._arg_errors import type_name
+            raise TypeError(f"{fn}(): argument '{arg}' (position {pos}) must be Tensor, not {type_name(v)}")
+    output_size = [int(o) for o in output_size]
+    if indices._data.dtype.name != "int64":
+        raise RuntimeError("elements in indices should be type int64" + ("" if nd == 3 else
+                                                                        f" but got: {indices.dtype._legacy[:-6]}"))
+    shape = input._data.shape
+    if nd == 2:
+        if len(output_size) != 2:
+            raise RuntimeError(f"There should be exactly two elements (height, width) in output_size, but got "
+                               f"{len(output_size)} elements.")
+        if input._data.ndim not in (3, 4):
+            raise RuntimeError(f"Input to max_unpooling2d should be a 3d or 4d Tensor, but got a tensor with "
+                               f"{input._data.ndim} dimensions.")
+    else:
+        if input._data.ndim not in (4, 5):
+            raise RuntimeError(f"Input to max_unpooling3d should be a 4d or 5d Tensor, but got a tensor with "
+                               f"{input._data.ndim} dimensions.")
+        for what, v in (("output_size", output_size), ("stride", stride), ("padding", padding)):
+            if len(v) != 3:
+                raise RuntimeError(f"There should be exactly three elements (depth, height, width) in {what}, but "
+                                   f"got{':' if what != 'output_size' else ''} {len(v)} elements.")
+    if tuple(indices._data.shape) != tuple(shape):
+        raise RuntimeError(f"Expected shape of indices to be same as that of the input tensor ({_sizes(shape)}) but "
+                           f"got indices tensor with shape: {_sizes(indices._data.shape)}")
+    for d in range(1, len(shape)):
+        if shape[d] == 0:
+            raise RuntimeError(f"max_unpooling{nd}d_forward_out_cpu(): Expected input to have non-zero size for "
+                               f"non-batch dimensions, but got {_sizes(shape)} with dimension {d} being empty.")
+    if nd == 3 and any(s <= 0 for s in stride):
+        raise RuntimeError(f"strides should be greater than zero, but got stride: {_sizes(stride)}")
+    from .elementwise import device_error
+    if indices._device is not input._device:
+        raise device_error(input, indices)
+    if input._data.dtype.kind != "f":
+        raise NotImplementedError(f"\"{fn}\" not implemented for '{input.dtype._legacy[:-6]}'")
+    be = input._device.backend
+    plane = math.prod(output_size)
+    idx = indices._data
+    if plane and idx.size:
+        host = be.to_numpy(idx).reshape(-1)
+        bad = (host < 0) | (host >= plane)
+        if bad.any():
+            raise RuntimeError(f"Found an invalid max index: {int(host[bad.argmax()])} (output volumes are of size "
+                               f"{'x'.join(map(str, output_size))})")
+    from ..dtypes import int64
+    lead = shape[:len(shape) - nd]
+    base = be.reshape(be.mul(be.arange(0, math.prod(lead), 1, int64.np), plane), lead + (1,) * nd)
+    # an empty output plane takes nothing (torch checks no index then)
+    flat = be.reshape(be.add(idx, base), (-1,)) if plane else be.zeros((0,), int64.np)
+    return (MaxUnpool3D if nd == 3 else MaxUnpool).apply(input, flat, tuple(output_size))
+
+
+def max_unpool1d(input, indices, kernel_size, stride=None, padding=0, output_size=None):
+    kernel_size = _nt(kernel_size, 1)
+    stride = _nt(stride, 1) if stride is not None else kernel_size
+    padding = _nt(padding, 1)
+    _tensor(input, "max_unpool1d"), _tensor(indices, "max_unpool1d", "indices", 2)
+    out = list(_unpool_output_size(input, kernel_size, stride, padding, output_size)) + [1]
+    return _max_unpool(2, input.unsqueeze(-1), indices.unsqueeze(-1), out).squeeze(-1)
+
+
+def max_unpool2d(input, indices, kernel_size, stride=None, padding=0, output_size=None):
+    kernel_size = _nt(kernel_size, 2)
+    stride = _nt(stride, 2) if stride is not None else kernel_size
+    padding = _nt(padding, 2)
+    _tensor(input, "max_unpool2d")
+    return _max_unpool(2, input, indices, _unpool_output_size(input, kernel_size, stride, padding, output_size))
+
+
+def max_unpool3d(input, indices, kernel_size, stride=None, padding=0, output_size=None):
+    kernel_size = _nt(kernel_size, 3)
+    stride = _nt(stride, 3) if stride is not None else kernel_size
+    padding = _nt(padding, 3)
+    _tensor(input, "max_unpool3d")
+    out = _unpool_output_size(input, kernel_size, stride, padding, output_size)
+    return _max_unpool(3, input, indices, out, stride, padding)

@@ -42,6 +42,16 @@ __all__ += ["KLDivLoss", "CosineEmbeddingLoss", "MarginRankingLoss", "HingeEmbed
             "TripletMarginLoss", "PairwiseDistance", "CosineSimilarity", "ZeroPad1d", "ZeroPad2d", "ConstantPad1d",
             "ConstantPad2d", "ReflectionPad1d", "ReflectionPad2d", "ReplicationPad1d", "ReplicationPad2d",
             "CircularPad1d", "CircularPad2d"]
+# 3-d convolution, pooling and padding (minigrad/ops/conv.py, padding.py)
+from .conv import Conv3d, ConvTranspose3d  # noqa: E402
+from .pooling import (MaxPool3d, AvgPool3d, AdaptiveAvgPool3d, AdaptiveMaxPool3d, LPPool1d, LPPool2d,  # noqa: E402
+                      LPPool3d)
+from .padding import (ZeroPad3d, ConstantPad3d, ReflectionPad3d, ReplicationPad3d, CircularPad3d)  # noqa: E402
+__all__ += ["Conv3d", "ConvTranspose3d", "MaxPool3d", "AvgPool3d", "AdaptiveAvgPool3d", "AdaptiveMaxPool3d",
+            "LPPool1d", "LPPool2d", "LPPool3d", "ZeroPad3d", "ConstantPad3d", "ReflectionPad3d", "ReplicationPad3d",
+            "CircularPad3d"]
+from .pooling import MaxUnpool1d, MaxUnpool2d, MaxUnpool3d  # noqa: E402
+__all__ += ["MaxUnpool1d", "MaxUnpool2d", "MaxUnpool3d"]
 from .rnn import RNNBase, RNN, LSTM, GRU, RNNCellBase, RNNCell, LSTMCell, GRUCell  # noqa: E402
 __all__ += ["RNNBase", "RNN", "LSTM", "GRU", "RNNCellBase", "RNNCell", "LSTMCell", "GRUCell"]
 from .attention import MultiheadAttention  # noqa: E402

@@ -1,5 +1,5 @@
-"""nn.Conv1d, nn.Conv2d (im2col and one batched GEMM) and nn.ConvTranspose1d/2d (a GEMM, then
-col2im): minigrad/ops/conv.py."""
+"""nn.Conv1d/2d/3d (im2col and one batched GEMM; padding_mode reflect / replicate / circular pad
+with F.pad first) and nn.ConvTranspose1d/2d/3d (a GEMM, then col2im): minigrad/ops/conv.py."""
 import math
 
 from ... import creation
@@ -9,6 +9,7 @@ from ..parameter import Parameter
 from .module import Module
 
 _PADDING_MODES = {"zeros", "reflect", "replicate", "circular"}
+_PADDING_STRINGS = {"same", "valid"}  # a set, printed in the set's order as torch's message
 
 
 def _check_groups(in_channels, out_channels, groups):
@@ -33,19 +34,26 @@ class _ConvNd(Module):
         dilation = _conv._ntuple(dilation, nd, name, "dilation")
         if isinstance(padding, str):
             if padding not in ("same", "valid"):
-                raise ValueError(f"Invalid padding string {padding!r}, should be one of {{'valid', 'same'}}")
+                raise ValueError(f"Invalid padding string {padding!r}, should be one of {_PADDING_STRINGS}")
             if padding == "same" and any(s != 1 for s in stride):
                 raise ValueError("padding='same' is not supported for strided convolutions")
         else:
             padding = _conv._ntuple(padding, nd, name, "padding")
         if padding_mode not in _PADDING_MODES:
             raise ValueError(f"padding_mode must be one of {_PADDING_MODES}, but got padding_mode='{padding_mode}'")
-        if padding_mode != "zeros":
-            raise NotImplementedError(f"minigrad's {name} supports padding_mode='zeros' only, not '{padding_mode}' "
-                                      "(reflect, replicate and circular are not implemented)")
         self.in_channels, self.out_channels, self.kernel_size = in_channels, out_channels, kernel_size
         self.stride, self.padding, self.dilation, self.groups = stride, padding, dilation, groups
         self.padding_mode, self.transposed, self.output_padding = padding_mode, False, (0,) * nd
+        # F.pad's pads for the non-zeros padding modes (last dim first), as torch's
+        if isinstance(padding, str):
+            self._reversed_padding_repeated_twice = [0, 0] * nd
+            if padding == "same":
+                for d, k, i in zip(dilation, kernel_size, range(nd - 1, -1, -1)):
+                    total = d * (k - 1)
+                    self._reversed_padding_repeated_twice[2 * i] = total // 2
+                    self._reversed_padding_repeated_twice[2 * i + 1] = total - total // 2
+        else:
+            self._reversed_padding_repeated_twice = tuple(p for p in reversed(padding) for _ in range(2))
         self._parameters_of((out_channels, in_channels // groups) + kernel_size, bias, device, dtype)
 
     def _parameters_of(self, weight_shape, bias, device, dtype):
@@ -66,6 +74,10 @@ class _ConvNd(Module):
                 init.uniform_(self.bias, -bound, bound)
 
     def forward(self, input):
+        if self.padding_mode != "zeros":
+            from ...ops.padding import pad
+            return _conv.conv(self._nd, pad(input, self._reversed_padding_repeated_twice, mode=self.padding_mode),
+                              self.weight, self.bias, self.stride, (0,) * self._nd, self.dilation, self.groups)
         return _conv.conv(self._nd, input, self.weight, self.bias, self.stride, self.padding, self.dilation,
                           self.groups)
 
@@ -96,6 +108,11 @@ class Conv2d(_ConvNd):
     _nd = 2
 
 
+class Conv3d(_ConvNd):
+    """Applies a 3-d convolution over (N, C_in, D, H, W) (or unbatched (C_in, D, H, W)) inputs."""
+    _nd = 3
+
+
 class _ConvTransposeNd(_ConvNd):
     """The weight is (in_channels, out_channels / groups, *kernel_size), the convolution's adjoint."""
 
@@ -113,6 +130,7 @@ class _ConvTransposeNd(_ConvNd):
         self.dilation = _conv._ntuple(dilation, nd, name, "dilation")
         self.output_padding = _conv._ntuple(output_padding, nd, name, "output_padding")
         self.groups, self.padding_mode, self.transposed = groups, padding_mode, True
+        self._reversed_padding_repeated_twice = tuple(p for p in reversed(self.padding) for _ in range(2))
         self._parameters_of((in_channels, out_channels // groups) + self.kernel_size, bias, device, dtype)
 
     def _output_padding(self, input, output_size):
@@ -151,3 +169,8 @@ class ConvTranspose1d(_ConvTransposeNd):
 class ConvTranspose2d(_ConvTransposeNd):
     """Applies a 2-d transposed convolution over (N, C_in, H, W) (or unbatched (C_in, H, W)) inputs."""
     _nd = 2
+
+
+class ConvTranspose3d(_ConvTransposeNd):
+    """Applies a 3-d transposed convolution over (N, C_in, D, H, W) (or unbatched (C_in, D, H, W)) inputs."""
+    _nd = 3

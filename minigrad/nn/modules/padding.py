@@ -44,6 +44,10 @@ class ConstantPad2d(_ConstantPadNd):
     _n = 4
 
 
+class ConstantPad3d(_ConstantPadNd):
+    _n = 6
+
+
 class ZeroPad1d(ConstantPad1d):
     def __init__(self, padding):
         super().__init__(padding, 0.0)
@@ -60,6 +64,14 @@ class ZeroPad2d(ConstantPad2d):
         return f"{self.padding}"
 
 
+class ZeroPad3d(ConstantPad3d):
+    def __init__(self, padding):
+        super().__init__(padding, 0.0)
+
+    def extra_repr(self):
+        return f"{self.padding}"
+
+
 class ReflectionPad1d(_PadNd):
     _n, _mode = 2, "reflect"
 
@@ -68,12 +80,20 @@ class ReflectionPad2d(_PadNd):
     _n, _mode = 4, "reflect"
 
 
+class ReflectionPad3d(_PadNd):
+    _n, _mode = 6, "reflect"
+
+
 class ReplicationPad1d(_PadNd):
     _n, _mode = 2, "replicate"
 
 
 class ReplicationPad2d(_PadNd):
     _n, _mode = 4, "replicate"
+
+
+class ReplicationPad3d(_PadNd):
+    _n, _mode = 6, "replicate"
 
 
 class _CircularPadNd(_PadNd):
@@ -93,3 +113,7 @@ class CircularPad1d(_CircularPadNd):
 
 class CircularPad2d(_CircularPadNd):
     _n = 4
+
+
+class CircularPad3d(_CircularPadNd):
+    _n = 6

@@ -1,4 +1,5 @@
-"""Pooling modules and nn.Unfold / nn.Fold (minigrad/ops/conv.py)."""
+"""Pooling modules (1-d to 3-d max, average, adaptive and power-average pools) and nn.Unfold /
+nn.Fold (minigrad/ops/conv.py)."""
 from ...ops import conv as _conv
 from .module import Module
 
@@ -26,6 +27,10 @@ class MaxPool1d(_MaxPoolNd):
 
 class MaxPool2d(_MaxPoolNd):
     _nd = 2
+
+
+class MaxPool3d(_MaxPoolNd):
+    _nd = 3
 
 
 class AvgPool1d(Module):
@@ -61,6 +66,12 @@ class AvgPool2d(Module):
         return f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}"
 
 
+class AvgPool3d(AvgPool2d):
+    def forward(self, input):
+        return _conv.avg_pool(3, input, self.kernel_size, self.stride, self.padding, self.ceil_mode,
+                              self.count_include_pad, self.divisor_override)
+
+
 class _AdaptiveAvgPoolNd(Module):
     def __init__(self, output_size):
         super().__init__()
@@ -79,6 +90,10 @@ class AdaptiveAvgPool1d(_AdaptiveAvgPoolNd):
 
 class AdaptiveAvgPool2d(_AdaptiveAvgPoolNd):
     _nd = 2
+
+
+class AdaptiveAvgPool3d(_AdaptiveAvgPoolNd):
+    _nd = 3
 
 
 class Unfold(Module):
@@ -126,3 +141,64 @@ class AdaptiveMaxPool1d(_AdaptiveMaxPoolNd):
 
 class AdaptiveMaxPool2d(_AdaptiveMaxPoolNd):
     _nd = 2
+
+
+class AdaptiveMaxPool3d(_AdaptiveMaxPoolNd):
+    _nd = 3
+
+
+class _LPPoolNd(Module):
+    """Power-average pooling: F.lp_pool{1,2,3}d (torch's composition of an average pool)."""
+
+    def __init__(self, norm_type, kernel_size, stride=None, ceil_mode=False):
+        super().__init__()
+        self.norm_type, self.kernel_size, self.stride, self.ceil_mode = norm_type, kernel_size, stride, ceil_mode
+
+    def forward(self, input):
+        return _conv.lp_pool(self._nd, input, float(self.norm_type), self.kernel_size, self.stride, self.ceil_mode)
+
+    def extra_repr(self):
+        return "norm_type={norm_type}, kernel_size={kernel_size}, stride={stride}, ceil_mode={ceil_mode}".format(
+            **self.__dict__)
+
+
+class LPPool1d(_LPPoolNd):
+    _nd = 1
+
+
+class LPPool2d(_LPPoolNd):
+    _nd = 2
+
+
+class LPPool3d(_LPPoolNd):
+    _nd = 3
+
+
+class _MaxUnpoolNd(Module):
+    """The partial inverse of a max pool: F.max_unpool{1,2,3}d with the pool's indices."""
+
+    def __init__(self, kernel_size, stride=None, padding=0):
+        super().__init__()
+        nt = _conv._nt
+        self.kernel_size = nt(kernel_size, self._nd)
+        self.stride = nt(stride if stride is not None else kernel_size, self._nd)
+        self.padding = nt(padding, self._nd)
+
+    def forward(self, input, indices, output_size=None):
+        fn = (_conv.max_unpool1d, _conv.max_unpool2d, _conv.max_unpool3d)[self._nd - 1]
+        return fn(input, indices, self.kernel_size, self.stride, self.padding, output_size)
+
+    def extra_repr(self):
+        return f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}"
+
+
+class MaxUnpool1d(_MaxUnpoolNd):
+    _nd = 1
+
+
+class MaxUnpool2d(_MaxUnpoolNd):
+    _nd = 2
+
+
+class MaxUnpool3d(_MaxUnpoolNd):
+    _nd = 3
