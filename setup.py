@@ -9,8 +9,8 @@ setup(
     license="MIT",
     python_requires=">=3.10",
     packages=["minigrad", "minigrad.autograd", "minigrad.backends", "minigrad.ops", "minigrad.bench",
-              "minigrad.kernels", "minigrad.nn", "minigrad.nn.modules", "minigrad.nn.utils", "minigrad.optim",
-              "minigrad.utils", "minigrad.utils.data"],
+              "minigrad.kernels", "minigrad.distributions", "minigrad.nn", "minigrad.nn.modules",
+              "minigrad.nn.utils", "minigrad.optim", "minigrad.utils", "minigrad.utils.data"],
     # the CUDA C sources live in the top-level kernels/ folder and ship as package data
     package_dir={"minigrad.kernels": "kernels"},
     package_data={"minigrad.kernels": ["*.cu", "*.cuh"]},

@@ -42,6 +42,8 @@ globals().update(_LINALG_EIG)
 from .ops.linalg_factor import FUNCTIONS as _LINALG_FACTOR  # inverse, det, logdet, slogdet, cholesky_solve, ...
 globals().update(_LINALG_FACTOR)
 from .ops.loss_more import cosine_similarity, pairwise_distance, cdist, dist  # noqa: F401
+from .ops.random_ops import FUNCTIONS as _RANDOM  # bernoulli, multinomial, normal, poisson
+globals().update(_RANDOM)
 from .ops.strided import as_strided, diagonal  # noqa: F401
 from ._tensor_str import set_printoptions, get_printoptions
 from . import viz
@@ -57,5 +59,6 @@ __version__ = "0.1.0"
 # the layers above the tensor (they import the names above)
 from .serialization import save, load  # noqa: E402
 from . import nn, optim, utils  # noqa: E402,F401  (torch.nn, torch.optim, torch.utils.data)
+from . import distributions  # noqa: E402,F401  (torch.distributions)
 from .ops.nn_extras import TORCH as _NN_SPELLINGS  # torch.conv2d, torch.dropout(x, p, train), ...
 globals().update(_NN_SPELLINGS)

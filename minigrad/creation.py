@@ -386,18 +386,21 @@ def full_like(input, fill_value, dtype=None, device=None, requires_grad=False):
     return _like(lambda **k: full(input._data.shape, fill_value, **k), input, dtype, device, requires_grad)
 
 
-def rand_like(input, dtype=None, device=None, requires_grad=False):
-    return _like(lambda **k: rand(input._data.shape, **k), input, dtype, device, requires_grad)
+def rand_like(input, *, generator=None, dtype=None, device=None, requires_grad=False):
+    return _like(lambda **k: rand(input._data.shape, generator=generator, **k), input, dtype, device,
+                 requires_grad)
 
 
-def randn_like(input, dtype=None, device=None, requires_grad=False):
-    return _like(lambda **k: randn(input._data.shape, **k), input, dtype, device, requires_grad)
+def randn_like(input, *, generator=None, dtype=None, device=None, requires_grad=False):
+    return _like(lambda **k: randn(input._data.shape, generator=generator, **k), input, dtype, device,
+                 requires_grad)
 
 
-def randint_like(input, low=0, high=None, dtype=None, device=None, requires_grad=False):
+def randint_like(input, low=0, high=None, *, generator=None, dtype=None, device=None, requires_grad=False):
     if high is None:
         low, high = 0, low
-    return _like(lambda **k: randint(low, high, input._data.shape, **k), input, dtype, device, requires_grad)
+    return _like(lambda **k: randint(low, high, input._data.shape, generator=generator, **k), input, dtype,
+                 device, requires_grad)
 
 
 class Generator:
@@ -434,6 +437,11 @@ class Generator:
         """NumPy draws from this generator, as the CPU backend makes them from the global one."""
         from .backends.numpy_backend import _draw
         return _draw(self._rng, kind, shape, dtype, low, high)
+
+    def _poisson(self, lam):
+        """Poisson counts of the NumPy array of rates lam drawn from this generator, in lam's dtype."""
+        from .backends.numpy_backend import _poisson
+        return _poisson(self._rng, lam)
 
 
 def _global_generator():

@@ -826,3 +826,7 @@ _linalg_eig.install(Tensor)
 # ---- LU and Cholesky families (ops/linalg_factor.py): inverse, det, logdet, slogdet, cholesky_solve, ...
 from .ops import linalg_factor as _linalg_factor  # noqa: E402
 _linalg_factor.install(Tensor)
+
+# ---- sampling (ops/random_ops.py): bernoulli, multinomial, random_, exponential_, geometric_, ...
+from .ops import random_ops as _random_ops  # noqa: E402
+_random_ops.install(Tensor)

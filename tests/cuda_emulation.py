@@ -624,6 +624,12 @@ class RandomState:
             low, high = 0, low
         return _from_host(np.asarray(self._gen.integers(low, high, size, dtype=np.dtype(dtype))))
 
+    def poisson(self, lam=1.0, size=None, dtype="l"):
+        if np.dtype(dtype) not in (np.int32, np.int64):
+            raise TypeError(f"cupy.random.poisson only supports int32 and int64 (actual: {np.dtype(dtype)})")
+        lam = lam.get() if hasattr(lam, "get") else lam
+        return _from_host(np.asarray(self._gen.poisson(lam, size)).astype(dtype))
+
 
 # ---- cupy.cuda ------------------------------------------------------------------------------------
 

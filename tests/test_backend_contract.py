@@ -1266,6 +1266,25 @@ def randint_case(low, high, shape, dtype):
     return check
 
 
+def poisson_case(shape, dtype):
+    @custom(describe((shape, dtype)))
+    def check(be, f):
+        rates = np.resize(np.array([0.0, 0.5, 3.0, 40.0, 1e4], dtype), shape)  # small and large rates
+        be.seed(0)
+        x = sample(be, f, be.asarray(rates))
+        assert x.dtype == np.dtype(dtype) and x.shape == shape
+        assert ((x >= 0) & (x == np.round(x))).all() and (x[rates == 0] == 0).all()
+        if x.size >= 5000:  # each rate's sample mean within 5 standard errors
+            for r in np.unique(rates)[1:]:
+                got = x[rates == r].astype(F64)
+                assert abs(got.mean() - r) < 5 * np.sqrt(r / got.size), (r, got.mean())
+        be.seed(7)
+        first = sample(be, f, be.asarray(rates)).copy()
+        be.seed(7)
+        np.testing.assert_array_equal(sample(be, f, be.asarray(rates)), first)
+    return check
+
+
 def seed_case(prim, *args):
     @custom(prim)
     def check(be, seed):
@@ -1757,6 +1776,8 @@ TABLE = {
                                            (0, 5, (1000,), F32), (0, 3, (0,), I64))],
     "seed": [seed_case("rand", (50,), F32), seed_case("randn", (4, 5), F64),
              seed_case("randint", 0, 1000, (50,), I64)],
+    "poisson": [poisson_case(s, d) for s, d in (((2, 3), F32), ((), F64), ((0,), F32), ((5000,), F64),
+                                                ((100, 60), F32))],
     "astype": [out(x23, F64, ref=lambda a, d: a, dtype=F64),
                out(x234, F32, ref=lambda a, d: a, dtype=F32),
                out(arr([-1.7, 0.2, 2.9, -0.5], F64), I64, expect=[-1, 0, 2, 0], dtype=I64, label="truncates"),

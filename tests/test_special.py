@@ -315,8 +315,8 @@ def test_operators(device, expr):
         b = L.tensor([3, 6, -2, 9, 7], **kw)
         m = L.tensor([True, False, True, False, True], **kw)
         m2 = L.tensor([True, True, False, False, True], **kw)
-        f = L.tensor([1.0, 2.0, 3.0, 4.0, 5.0], **kw)  # noqa: F841
-        return eval(expr)
+        f = L.tensor([1.0, 2.0, 3.0, 4.0, 5.0], **kw)
+        return eval(expr, {}, {"a": a, "b": b, "m": m, "m2": m2, "f": f})
     same_as_torch(run, device)
 
 
@@ -361,8 +361,8 @@ def test_special_namespace(device, expr):
     x_np = rng.uniform(-2, 2, 9)
 
     def run(L, kw):
-        x = L.tensor(x_np, **kw)  # noqa: F841
-        return eval(expr)
+        x = L.tensor(x_np, **kw)
+        return eval(expr, {"L": L}, {"x": x})
     same_as_torch(run, device, node=False)
 
 

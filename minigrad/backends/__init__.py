@@ -9,6 +9,9 @@ PRIMITIVES = (
     # creation and transfer
     "asarray", "to_numpy", "empty", "zeros", "ones", "full", "arange", "linspace", "eye",
     "rand", "randn", "randint", "seed", "astype", "copy",
+    # poisson(lam): Poisson counts drawn with the backend's generator for a float array of finite
+    # rates >= 0, in lam's dtype and shape
+    "poisson",
     # elementwise, unary
     "neg", "abs", "exp", "log", "log1p", "expm1", "erf", "sqrt", "sin", "cos", "tanh", "sigmoid", "relu", "sign",
     # the rest of torch's float math, of float arrays (rsqrt: 1 / sqrt)

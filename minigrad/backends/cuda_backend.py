@@ -225,6 +225,10 @@ class CudaBackend:
             r = self._rng.randint(low, high, shape, dtype=np.int64)
         return r if dtype == np.int64 else r.astype(dtype)
 
+    def poisson(self, lam):
+        with self.device:
+            return self._rng.poisson(lam, lam.shape, dtype=np.int64).astype(lam.dtype)
+
     def astype(self, a, dtype):
         with self.device:
             return a.astype(dtype)

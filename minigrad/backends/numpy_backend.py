@@ -99,6 +99,16 @@ def randint(low, high, shape, dtype):
     return _draw(_rng, "integers", shape, dtype, low, high)
 
 
+def _poisson(rng, lam):
+    """Poisson counts of the rates lam from the NumPy Generator rng, in lam's dtype (the global
+    generator's in poisson, a minigrad.Generator's when one is passed as generator=)."""
+    return np.asarray(rng.poisson(lam)).astype(lam.dtype, copy=False)
+
+
+def poisson(lam):
+    return _poisson(_rng, lam)
+
+
 def astype(a, dtype):
     return a.astype(dtype)
 
