@@ -13,40 +13,10 @@ import minigrad
 import minigrad.nn as mnn
 import minigrad.nn.functional as MF
 from minigrad.autograd import gradcheck, gradgradcheck
+from test_conv_more import _randn, _run
 
 torch = pytest.importorskip("torch")
 TF = torch.nn.functional
-
-
-def _run(fm, ft, arrs, device, dtype="float64", seed=0, grads=True):
-    """fm on minigrad tensors, ft on torch tensors of the same arrays: outputs (and int64
-    indices), dtypes, grad_fn names, then the gradients of a random cotangent."""
-    rng = np.random.default_rng(seed)
-    arrs = [a.astype(dtype) for a in arrs]
-    mt = [minigrad.tensor(a, device=device, requires_grad=grads) for a in arrs]
-    tt = [torch.tensor(a, requires_grad=grads) for a in arrs]
-    om, ot = fm(*mt), ft(*tt)
-    if isinstance(ot, tuple):
-        np.testing.assert_array_equal(om[1].cpu().numpy(), ot[1].numpy())
-        assert om[1].dtype == minigrad.int64 and not om[1].requires_grad
-        om, ot = om[0], ot[0]
-    assert tuple(om.shape) == tuple(ot.shape)
-    assert om.dtype == getattr(minigrad, str(ot.dtype).split(".")[1])
-    if grads:
-        assert type(om.grad_fn).__name__ == type(ot.grad_fn).__name__
-    tol = dict(rtol=1e-10, atol=1e-10) if dtype == "float64" else dict(rtol=1e-4, atol=1e-4)
-    np.testing.assert_allclose(om.detach().cpu().numpy(), ot.detach().numpy(), **tol)
-    if grads:
-        g = rng.standard_normal(tuple(ot.shape)).astype(dtype)
-        om.backward(minigrad.tensor(g, device=device))
-        ot.backward(torch.tensor(g))
-        for a, b in zip(mt, tt):
-            np.testing.assert_allclose(a.grad.cpu().numpy(), b.grad.numpy(), **tol)
-    return om, ot
-
-
-def _randn(rng, *shape):
-    return rng.standard_normal(shape)
 
 
 def _sorted_sets(msg):

@@ -22,21 +22,11 @@ from . import elementwise as ew
 from .broadcast import sum_to
 from .composed import _inplace_unary
 from .inplace import inplace
+from .math_more import _legacy, _tensor
 
 _SQRT_PI = math.sqrt(math.pi)
 _SQRT_2PI = math.sqrt(2 * math.pi)
 _LN2 = math.log(2.0)
-
-
-def _tensor(x, op, arg="input", pos=1):
-    if not isinstance(x, Tensor):
-        where = f" (position {pos})" if pos else ""
-        raise TypeError(f"{op}(): argument '{arg}'{where} must be Tensor, not {typename(type(x))}")
-    return x
-
-
-def _legacy(t):
-    return t.dtype._legacy[:-6]   # 'Long' from 'LongTensor'
 
 
 def _not_implemented(kernel, t, dtype_of=None):

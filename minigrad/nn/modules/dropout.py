@@ -1,19 +1,7 @@
 """The channel-wise and alpha dropouts: Dropout1d/2d/3d, AlphaDropout, FeatureAlphaDropout (nn.Dropout
 is in misc.py). Each holds p and inplace and applies its functional form in training mode."""
 from .. import functional as F
-from .module import Module
-
-
-class _DropoutNd(Module):
-    def __init__(self, p=0.5, inplace=False):
-        super().__init__()
-        if p < 0 or p > 1:
-            raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
-        self.p = p
-        self.inplace = inplace
-
-    def extra_repr(self):
-        return f"p={self.p}, inplace={self.inplace}"
+from .misc import _DropoutNd
 
 
 class Dropout1d(_DropoutNd):

@@ -18,9 +18,8 @@ class Flatten(Module):
         return f"start_dim={self.start_dim}, end_dim={self.end_dim}"
 
 
-class Dropout(Module):
-    """Zeroes each element with probability p in training mode (scaling the rest by 1/(1-p));
-    the identity in eval mode."""
+class _DropoutNd(Module):
+    """What every dropout module holds: p (checked) and inplace."""
 
     def __init__(self, p=0.5, inplace=False):
         super().__init__()
@@ -29,11 +28,16 @@ class Dropout(Module):
         self.p = p
         self.inplace = inplace
 
-    def forward(self, input):
-        return F.dropout(input, self.p, self.training, self.inplace)
-
     def extra_repr(self):
         return f"p={self.p}, inplace={self.inplace}"
+
+
+class Dropout(_DropoutNd):
+    """Zeroes each element with probability p in training mode (scaling the rest by 1/(1-p));
+    the identity in eval mode."""
+
+    def forward(self, input):
+        return F.dropout(input, self.p, self.training, self.inplace)
 
 
 class Unflatten(Module):
