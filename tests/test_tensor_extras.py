@@ -31,7 +31,9 @@ def _on_cpu(outcome):
 
 
 def same(program, device, rtol=1e-6):
+    _LEAVES.clear()
     got = _on_cpu(outcome(program, _OnDevice(device), device))
+    _LEAVES.clear()
     want = outcome(program, torch)
     assert _close(got, want, rtol), (got, want)
     return got
@@ -41,9 +43,17 @@ def grads(*ts):
     return tuple(t.grad for t in ts)
 
 
+_LEAVES = {}
+
+
 def _x(L, shape=(2, 3), dtype=None, grad=True):
-    n = math.prod(shape)
-    return (L.arange(n, dtype=dtype or L.float64) * 0.7 - 1.3).reshape(shape).requires_grad_(grad)
+    """A leaf of shape: within one program the same tensor each time, so _backward_all's
+    gradients are those of the leaf the outputs were computed from."""
+    key = (L.__name__ if hasattr(L, "__name__") else "minigrad", tuple(shape), str(dtype), grad)
+    if key not in _LEAVES:
+        n = math.prod(shape)
+        _LEAVES[key] = (L.arange(n, dtype=dtype or L.float64) * 0.7 - 1.3).reshape(shape).requires_grad_(grad)
+    return _LEAVES[key]
 
 
 # ---- aliases and predicates ---------------------------------------------------------------------------
@@ -451,3 +461,60 @@ def test_gradcheck_of_composed_nodes():
                     (lambda a: minigrad.matrix_power(a[:, :3], 4), (x,)),
                     (lambda a: minigrad.vander(a[0], 5), (x,))):
         assert minigrad.autograd.gradcheck(f, args)
+
+
+# ---- in-place forms, index_put, put, masked_scatter, fill_diagonal_ ------------------------------------
+
+def _inplace_math(L, d):
+    x = _x(L) * 0.3 + 1.0
+    outs = tuple(getattr(x.clone(), m)(*a) for m, a in (
+        ("sin_", ()), ("cos_", ()), ("erf_", ()), ("log1p_", ()), ("expm1_", ()), ("fix_", ()), ("frac_", ()),
+        ("reciprocal_", ()), ("sign_", ()), ("pow_", (2,)), ("pow_", (L.tensor([1.0, 2.0, 0.5], dtype=L.float64),))))
+    return _backward_all(outs, x)
+
+
+PUTS = {
+    "inplace-math": _inplace_math,
+    "inplace-math-int": lambda L, d: L.tensor([1, 2]).sin_(),
+    "pow_-int": lambda L, d: L.tensor([1, 2]).pow_(0.5),
+    "inplace-products": lambda L, d: (L.ones(3).addmv_(L.ones(3, 2), L.ones(2)),
+                                      L.ones(2, 2).addbmm_(L.ones(3, 2, 4), L.ones(3, 4, 2)),
+                                      L.ones(3, 2, 2).baddbmm_(L.ones(3, 2, 4), L.ones(3, 4, 2), alpha=0.5)),
+    "fill_diagonal_": lambda L, d: (L.zeros(3, 4).fill_diagonal_(5), L.zeros(7, 3).fill_diagonal_(5, wrap=True),
+                                    L.zeros(7, 3).fill_diagonal_(5), L.zeros(2, 2, 2).fill_diagonal_(5),
+                                    L.zeros(3, 7).fill_diagonal_(2, True)),
+    "fill_diagonal_-grad": lambda L, d: _backward_all((_x(L, (3, 3)).clone().fill_diagonal_(5),), _x(L, (3, 3))),
+    "fill_diagonal_-uneven": lambda L, d: L.zeros(2, 3, 2).fill_diagonal_(5),
+    "fill_diagonal_-1d": lambda L, d: L.zeros(3).fill_diagonal_(5),
+    "index_put": lambda L, d: _backward_all((
+        _x(L, (3, 4)).index_put((L.tensor([0, 2]), L.tensor([1, 1])), L.tensor(9.0, dtype=L.float64)),
+        L.index_put(_x(L, (3, 4)), (L.tensor([2]),), L.tensor([1.0, 2.0, 3.0, 4.0], dtype=L.float64)),
+        _x(L, (3, 4)).index_put((L.tensor([True, False, True]),), L.tensor(1.0, dtype=L.float64)),
+        _x(L, (3, 4)).index_put((L.tensor([0, 0, -1]), L.tensor([1, 1, 3])),
+                                L.tensor([1.0, 2.0, 3.0], dtype=L.float64), accumulate=True),
+        _x(L, (3, 4)).index_put((L.tensor([0, 0]),), L.tensor([1.0, 2.0, 3.0, 4.0], dtype=L.float64), True),
+        _x(L, (3, 4)).index_put((L.tensor([True, True, False]),), L.tensor(2.0, dtype=L.float64), True)),
+        _x(L, (3, 4))),
+    "index_put_": lambda L, d: (L.zeros(3, 4).index_put_((L.tensor([0, 0]), L.tensor([1, 1])), L.tensor([1.0, 2.0]),
+                                                         accumulate=True),
+                                L.zeros(3, 4).index_put_((L.tensor([1]),), L.tensor(7.0))),
+    "put": lambda L, d: _backward_all((_x(L, (3, 4)).put(L.tensor([0, 11, -1]), L.tensor([-1.0, -2, -3],
+                                                                                          dtype=L.float64)),
+                                       _x(L, (3, 4)).put(L.tensor([0, 0]), L.tensor([-1.0, -2], dtype=L.float64),
+                                                         accumulate=True)), _x(L, (3, 4))),
+    "put_": lambda L, d: L.zeros(3, 4).put_(L.tensor([[0, 5]]), L.tensor([[1.0, 2.0]])),
+    "put-out-of-range": lambda L, d: L.zeros(3, 4).put_(L.tensor([12]), L.tensor([-1.0])),
+    "put-count": lambda L, d: L.zeros(3, 4).put_(L.tensor([1, 2]), L.tensor([-1.0])),
+    "masked_scatter": lambda L, d: _backward_all((
+        _x(L, (3, 4)).masked_scatter(L.tensor([True, False, True, False]), _x(L, (12,)) * 2),
+        L.masked_scatter(_x(L, (3, 4)), L.tensor([[True], [False], [True]]), _x(L, (12,)) * 3)), _x(L, (3, 4))),
+    "masked_scatter_": lambda L, d: L.zeros(2, 3).masked_scatter_(L.tensor([[True, False, True], [False, True, False]]),
+                                                                  L.arange(10.0)),
+    "masked_scatter-short": lambda L, d: L.zeros(3, 4).masked_scatter(L.tensor([True, False, True, False]),
+                                                                      L.arange(5.0)),
+}
+
+
+@pytest.mark.parametrize("name", PUTS)
+def test_puts_and_inplace_forms(name, device):
+    same(PUTS[name], device)

@@ -1239,6 +1239,174 @@ def logit(input, eps=None):
     return Logit.apply(x, None if eps is None else float(eps))
 
 
+# ---- index_put, put, masked_scatter, fill_diagonal_ ---------------------------------------------------
+
+def _index_tuple(indices, op):
+    if not isinstance(indices, (tuple, list)):
+        raise TypeError(f"{op}(): argument 'indices' (position 1) must be tuple of Tensors, not "
+                        f"{type_name(indices)}")
+    return tuple(indices)
+
+
+def index_put(input, indices, values, accumulate=False):
+    """input with input[indices] = values (or += values, repeated indices adding up when
+    accumulate), out of place."""
+    _tensor(input, "index_put")
+    idx = _index_tuple(indices, "index_put")
+    _tensor(values, "index_put", "values", 3)
+    if not accumulate:
+        out = input.clone()
+        out[idx] = values
+        return out
+    return IndexPutAccumulate.apply(input, idx, values)
+
+
+class IndexPutAccumulate(_Composed):
+    """index_put(..., accumulate=True): one node, as torch's; the input's gradient passes whole,
+    the values' is the gradient at the positions they were added to."""
+    _node_name = "IndexPutBackward0"
+
+    @staticmethod
+    def forward(ctx, input, idx, values):
+        ctx.idx, ctx.vshape = idx, tuple(values.shape)
+        return _index_put_accumulate(input, idx, values)
+
+    @staticmethod
+    def backward(ctx, g):
+        from .broadcast import sum_to
+        return g, None, sum_to(g[ctx.idx], ctx.vshape)
+
+
+def _index_put_accumulate(input, idx, values):
+    # accumulate: the rows the integer (or mask) indices name, as flat positions over the leading
+    # dims, and index_add of the values broadcast to the selection
+    idx = tuple(i.nonzero().unbind(1) if i.dtype.name == "bool" else (i,) for i in idx)
+    idx = tuple(t for group in idx for t in group)
+    lead = len(idx)
+    shape = tuple(input.shape)
+    idx = broadcast_tensors(*idx)
+    lin = None
+    for k, i in enumerate(idx):
+        n = shape[k]
+        i = i + (i < 0).to(i.dtype) * n
+        lin = i if lin is None else lin * n + i
+    rest = shape[lead:]
+    sel = tuple(lin.shape) + rest
+    flat_vals = values.to(input.dtype).expand(sel).reshape(lin.numel(), math.prod(rest))
+    base = input.reshape(math.prod(shape[:lead]), math.prod(rest))
+    return index_add(base, 0, lin.reshape(-1).to(int64), flat_vals).reshape(shape)
+
+
+def put(input, index, source, accumulate=False):
+    """input with its flat positions index set to (or, accumulating, added) source's elements."""
+    _tensor(input, "put")
+    _tensor(index, "put", "index", 2)
+    _tensor(source, "put", "source", 3)
+    if index.dtype.name != "int64":
+        raise RuntimeError(f"put_(): Expected a long tensor for index, but got {_legacy(index)}")
+    if index.numel() != source.numel():
+        raise IndexError(f"put_(): Expected source and index to have the same number of elements, but got "
+                           f"source.numel() = {source.numel()}, index.numel() = {index.numel()}")
+    n = input.numel()
+    if index.numel():
+        for bad in (index.min().item(), index.max().item()):
+            if not -n <= bad < n:
+                raise IndexError(f"out of range: tried to access index {bad} on a tensor of {n} elements.")
+    pos = (index + (index < 0).to(int64) * n).reshape(-1)
+    return Put.apply(input, pos, source, bool(accumulate))
+
+
+class Put(_Composed):
+    _node_name = "PutBackward0"
+
+    @staticmethod
+    def forward(ctx, input, pos, source, accumulate):
+        ctx.pos, ctx.accumulate, ctx.sshape = pos, accumulate, tuple(source.shape)
+        flat = input.reshape(-1)
+        values = source.reshape(-1).to(input.dtype)
+        out = _index_put_accumulate(flat, (pos,), values) if accumulate else index_put(flat, (pos,), values)
+        return out.reshape(tuple(input.shape))
+
+    @staticmethod
+    def backward(ctx, g):
+        flat = g.reshape(-1)
+        gi = g if ctx.accumulate else flat.index_fill(0, ctx.pos, 0).reshape(tuple(g.shape))
+        return gi, None, flat[ctx.pos].reshape(ctx.sshape), None
+
+
+def masked_scatter(input, mask, source):
+    """input with the positions where mask (broadcast to input) is True taken, in order, from
+    source's first elements."""
+    _tensor(input, "masked_scatter")
+    _tensor(mask, "masked_scatter", "mask", 2)
+    _tensor(source, "masked_scatter", "source", 3)
+    if mask.dtype.name != "bool":
+        raise RuntimeError(f"masked_scatter_ only supports boolean masks, but got mask with dtype "
+                           f"{mask.dtype}")
+    if source.dtype != input.dtype:
+        raise RuntimeError(f"masked_scatter_: expected self and source to have same dtypes but got "
+                           f"{_legacy(input)} and {_legacy(source)}")
+    m = mask.expand(tuple(input.shape)) if tuple(mask.shape) != tuple(input.shape) else mask
+    k = int(m.sum().item())
+    if source.numel() < k:
+        raise RuntimeError("Number of elements of source < number of ones in mask")
+    return MaskedScatter.apply(input, m, source, k)
+
+
+class MaskedScatter(_Composed):
+    _node_name = "MaskedScatterBackward0"
+
+    @staticmethod
+    def forward(ctx, input, m, source, k):
+        ctx.m, ctx.k, ctx.sshape = m, k, tuple(source.shape)
+        out = input.clone()
+        out[m] = source.reshape(-1)[:k]
+        return out
+
+    @staticmethod
+    def backward(ctx, g):
+        from ..creation import zeros
+        from ..functional import cat
+        n = math.prod(ctx.sshape)
+        picked = g[ctx.m]
+        gs = cat([picked, zeros(n - ctx.k, dtype=g.dtype, device=g.device)]) if n > ctx.k else picked
+        return g.masked_fill(ctx.m, 0), None, gs.reshape(ctx.sshape), None
+
+
+def fill_diagonal_(self, fill_value, wrap=False):
+    """Writes fill_value on the main diagonal (all dims of equal length beyond 2-d); a tall
+    matrix with wrap=True starts the diagonal again every cols + 1 rows, as NumPy's."""
+    n = self.dim()
+    if n < 2:
+        raise RuntimeError("dimensions must larger than 1")
+    shape = tuple(self.shape)
+    if n > 2 and len(set(shape)) != 1:
+        raise RuntimeError("all dimensions of input must be of equal length")
+    numel = self.numel()
+    if n == 2:
+        rows, cols = shape
+        step = cols + 1
+        end = numel if (wrap and rows > cols) else min(rows, cols) * cols
+    else:
+        step = sum(shape[0] ** k for k in range(n))
+        end = numel
+    from ..creation import arange
+    pos = arange(0, end, step, device=self.device) if end else arange(0, device=self.device)
+    if self.is_contiguous():   # written through a flat view, so the graph records CopySlices as torch's
+        self.view(-1)[pos] = fill_value
+        return self
+    return inplace(self, lambda t: t.reshape(-1).index_fill(0, pos, fill_value).reshape(shape))
+
+
+def _inplace_of(method, keeps_input=False):
+    def op(self, *args, **kwargs):
+        others = [a for a in list(args) + list(kwargs.values()) if isinstance(a, Tensor)]
+        return inplace(self, lambda t: getattr(t, method)(*args, **kwargs), _sources(*others),
+                       keeps_input=keeps_input)
+    op.__name__ = op.__qualname__ = method + "_"
+    return op
+
+
 def _logit_(self, eps=None):
     return inplace(self, lambda t: logit(t, eps), keeps_input=True)
 
@@ -1291,7 +1459,8 @@ FUNCTIONS = {
     "repeat_interleave": repeat_interleave, "index_add": index_add, "index_copy": index_copy,
     "index_fill": index_fill, "addcmul": addcmul, "addcdiv": addcdiv, "inner": inner, "addr": addr,
     "chain_matmul": chain_matmul, "matrix_power": matrix_power, "cov": cov, "corrcoef": corrcoef, "histc": histc,
-    "fmax": fmax, "fmin": fmin, "float_power": float_power, "logit": logit,
+    "fmax": fmax, "fmin": fmin, "float_power": float_power, "logit": logit, "index_put": index_put,
+    "put": put, "masked_scatter": masked_scatter,
 }
 for _alias, _name in _COMPARE_ALIASES.items():
     FUNCTIONS[_alias] = _compare(_name)
@@ -1301,7 +1470,7 @@ METHODS = {name: _method(FUNCTIONS[name]) for name in (
     "is_nonzero", "is_same_size", "is_signed", "broadcast_to", "tensor_split", "hsplit", "vsplit", "dsplit",
     "unflatten", "select", "argwhere", "diag_embed", "diagflat", "take", "repeat_interleave", "index_add",
     "index_copy", "index_fill", "addcmul", "addcdiv", "inner", "addr", "matrix_power", "cov", "corrcoef", "histc",
-    "fmax", "fmin", "float_power", "logit") + tuple(_COMPARE_ALIASES)}
+    "fmax", "fmin", "float_power", "logit", "index_put", "put", "masked_scatter") + tuple(_COMPARE_ALIASES)}
 METHODS.update({
     "multiply_": _inplace_method(multiply, "multiply_", other_pos=0),
     "subtract_": _inplace_method(subtract, "subtract_", other_pos=0),
@@ -1316,7 +1485,16 @@ METHODS.update({
     "addr_": _inplace_multi(addr, "addr_", (0, 1)),
     "float_power_": float_power_,
     "logit_": _logit_,
+    "index_put_": _inplace_multi(index_put, "index_put_", (1,)),
+    "put_": _inplace_multi(put, "put_", (1,)),
+    "masked_scatter_": _inplace_multi(masked_scatter, "masked_scatter_", (1,)),
+    "fill_diagonal_": fill_diagonal_,
 })
+# the in-place forms of methods Tensor has (sin_ is sin written into the tensor)
+METHODS.update({m + "_": _inplace_of(m, keeps) for m, keeps in (
+    ("sin", True), ("cos", True), ("erf", True), ("log1p", True), ("expm1", False), ("fix", False),
+    ("frac", False), ("reciprocal", False), ("sign", False), ("pow", True), ("addmv", False),
+    ("addbmm", False), ("baddbmm", False))})
 for _alias, _name in list(_COMPARE_ALIASES.items()) + [(n, n) for n in ("eq", "ne", "lt", "le", "gt", "ge")]:
     METHODS[_alias + "_"] = _inplace_compare(_name)
 LINALG = {"multi_dot": multi_dot, "matrix_power": matrix_power}
