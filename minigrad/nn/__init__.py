@@ -1,5 +1,5 @@
 """minigrad.nn: modules, layers, losses, initializers and DataParallel, as torch.nn."""
-from .parameter import Buffer, Parameter
+from .parameter import Buffer, Parameter, UninitializedBuffer, UninitializedParameter
 from .modules import *  # noqa: F401,F403
 from . import functional, init, parallel, utils  # noqa: F401
 from .parallel import DataParallel

@@ -382,3 +382,7 @@ def bilinear(input1, input2, weight, bias=None):
 from ..ops.nn_extras import FUNCTIONAL as _EXTRAS  # noqa: E402
 globals().update(_EXTRAS)
 __all__ += list(_EXTRAS)
+
+# connectionist temporal classification (minigrad/ops/ctc.py)
+from ..ops.ctc import functional_ctc_loss as ctc_loss  # noqa: E402
+__all__ += ["ctc_loss"]

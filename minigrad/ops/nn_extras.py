@@ -13,6 +13,7 @@ import warnings
 from .._arg_errors import type_name
 from ..autograd.function import Function
 from ..tensor import Tensor, _make
+from .ctc import ctc_loss as _torch_ctc_loss
 from .inplace import inplace
 
 _ALPHA = 1.7580993408473766   # -SELU's negative saturation (scale * alpha), as ATen's alpha_dropout
@@ -437,6 +438,7 @@ TORCH = {
     "margin_ranking_loss": _torch_margin_ranking_loss, "poisson_nll_loss": _torch_poisson_nll_loss,
     "triplet_margin_loss": _torch_triplet_margin_loss, "rrelu": _torch_rrelu, "rrelu_": _torch_rrelu_,
     "relu_": relu_, "selu_": selu_, "celu_": celu_, "threshold_": threshold_,
+    "ctc_loss": _torch_ctc_loss,  # ATen's integer reduction (minigrad/ops/ctc.py)
     "sigmoid_": _inplace_method("sigmoid_"), "tanh_": _inplace_method("tanh_"),
 }
 for _n in ("conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d", "conv_transpose3d", "avg_pool1d",

@@ -1,8 +1,10 @@
 """nn.Module: parameters, buffers and submodules registered by attribute, as torch.nn.Module."""
 from collections import OrderedDict, namedtuple
 from collections.abc import Mapping
+import functools
 import itertools
 import warnings
+import weakref
 
 from ...autograd.function import _SCOPE_CELL, scope_cell
 from ...autograd.grad_mode import no_grad
@@ -10,7 +12,7 @@ from ...devices import canonical
 from ... import dtypes as _dt
 from ...tensor import Tensor, to_args
 from ..._typename import typename as _typename
-from ..parameter import Buffer, Parameter
+from ..parameter import Buffer, Parameter, is_lazy
 
 _cell_get = _SCOPE_CELL.get
 
@@ -56,6 +58,39 @@ class RemovableHandle:
         self.remove()
 
 
+
+
+class _WrappedHook:
+    """A hook called with its module first (held weakly, as torch's), or as it is."""
+
+    def __init__(self, hook, module=None):
+        self.hook = hook
+        functools.update_wrapper(self, hook)
+        self.with_module = module is not None
+        if module is not None:
+            self.module = weakref.ref(module)
+
+    def __call__(self, *args, **kwargs):
+        if self.with_module:
+            module = self.module()
+            if module is None:
+                raise RuntimeError("You are trying to call the hook of a dead Module!")
+            return self.hook(module, *args, **kwargs)
+        return self.hook(*args, **kwargs)
+
+    def __getstate__(self):
+        result = {"hook": self.hook, "with_module": self.with_module}
+        if self.with_module:
+            result["module"] = self.module()
+        return result
+
+    def __setstate__(self, state):
+        self.hook = state["hook"]
+        self.with_module = state["with_module"]
+        if self.with_module:
+            if state["module"] is None:
+                raise RuntimeError("You are trying to revive the hook of a dead Module!")
+            self.module = weakref.ref(state["module"])
 
 
 class _Registry(dict):
@@ -211,6 +246,17 @@ class Module:
         if prepend:
             self._forward_pre_hooks.move_to_end(handle.id, last=False)
         return handle
+
+    def _register_load_state_dict_pre_hook(self, hook, with_module=False):
+        """hook(state_dict, prefix, local_metadata, strict, missing_keys, unexpected_keys,
+        error_msgs), with the module first when with_module, runs at the start of this module's
+        _load_from_state_dict (lazy modules materialize their parameters there)."""
+        handle = RemovableHandle(self._load_state_dict_pre_hooks)
+        self._load_state_dict_pre_hooks[handle.id] = _WrappedHook(hook, self if with_module else None)
+        return handle
+
+    def register_load_state_dict_pre_hook(self, hook):
+        return self._register_load_state_dict_pre_hook(hook, with_module=True)
 
     def register_forward_hook(self, hook, *, prepend=False, with_kwargs=False, always_call=False):
         handle = RemovableHandle(self._forward_hooks, extra_dict=[self._forward_hooks_with_kwargs,
@@ -509,6 +555,8 @@ class Module:
         """Copy this module's own entries of state_dict (keys prefix + name) into its parameters
         and persistent buffers, appending to the three lists what is missing, unexpected or wrong:
         torch's method of the same name and signature, which subclasses may override."""
+        for hook in self._load_state_dict_pre_hooks.values():
+            hook(state_dict, prefix, local_metadata, strict, missing_keys, unexpected_keys, error_msgs)
         persistent = [(k, v) for k, v in self._buffers.items()
                       if k not in self._non_persistent_buffers_set]
         local_state = {k: v for k, v in itertools.chain(self._parameters.items(), persistent)
@@ -525,9 +573,13 @@ class Module:
                 error_msgs.append(f'While copying the parameter named "{key}", expected torch.Tensor '
                                   f"or Tensor-like object from checkpoint but received {type(input_param)}")
                 continue
-            if len(param.shape) == 0 and len(input_param.shape) == 1 and input_param.shape[0] == 1:
+            # an uninitialized parameter (a lazy module's) takes any shape: its pre-hook has
+            # materialized it from the checkpoint's, or copies an uninitialized one (no shape)
+            param_lazy = is_lazy(param)
+            if not param_lazy and len(param.shape) == 0 and len(input_param.shape) == 1 \
+                    and input_param.shape[0] == 1:
                 input_param = input_param[0]  # an old checkpoint's 1-element vector for a scalar
-            if input_param.shape != param.shape:
+            if not param_lazy and input_param.shape != param.shape:
                 error_msgs.append(f"size mismatch for {key}: copying a param with shape {input_param.shape} "
                                   f"from checkpoint, the shape in current model is {param.shape}.")
                 continue
@@ -744,7 +796,7 @@ class Module:
 
 
 _HOOK_DICTS = ("_forward_hooks", "_forward_hooks_with_kwargs", "_forward_hooks_always_called",
-               "_forward_pre_hooks", "_forward_pre_hooks_with_kwargs")
+               "_forward_pre_hooks", "_forward_pre_hooks_with_kwargs", "_load_state_dict_pre_hooks")
 
 
 def _replica_registries(r, parameters, buffers, modules):
