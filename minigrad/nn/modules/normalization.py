@@ -9,6 +9,28 @@ from ..parameter import Parameter
 from .module import Module
 
 
+def _affine_parameters(module, enabled, shape, bias, dtype, device):
+    """The affine weight (and bias, unless bias=False) of a normalization layer, or both
+    registered as None; their values come from _reset_affine."""
+    if enabled:
+        module.weight = Parameter(creation.empty(shape, dtype=dtype, device=device))
+        if bias:
+            module.bias = Parameter(creation.empty(shape, dtype=dtype, device=device))
+        else:
+            module.register_parameter("bias", None)
+    else:
+        module.register_parameter("weight", None)
+        module.register_parameter("bias", None)
+
+
+def _reset_affine(module):
+    """Weight ones, bias zeros (where the layer has them)."""
+    if module.weight is not None:
+        init.ones_(module.weight)
+        if module.bias is not None:
+            init.zeros_(module.bias)
+
+
 class LayerNorm(Module):
     """Normalizes over the trailing normalized_shape dims: (x - mean) / sqrt(var + eps) * weight
     + bias, the biased variance; weight starts at ones and bias at zeros."""
@@ -21,22 +43,11 @@ class LayerNorm(Module):
         self.normalized_shape = tuple(normalized_shape)
         self.eps = eps
         self.elementwise_affine = elementwise_affine
-        if elementwise_affine:
-            self.weight = Parameter(creation.empty(self.normalized_shape, dtype=dtype, device=device))
-            if bias:
-                self.bias = Parameter(creation.empty(self.normalized_shape, dtype=dtype, device=device))
-            else:
-                self.register_parameter("bias", None)
-        else:
-            self.register_parameter("weight", None)
-            self.register_parameter("bias", None)
+        _affine_parameters(self, elementwise_affine, self.normalized_shape, bias, dtype, device)
         self.reset_parameters()
 
     def reset_parameters(self):
-        if self.elementwise_affine:
-            init.ones_(self.weight)
-            if self.bias is not None:
-                init.zeros_(self.bias)
+        _reset_affine(self)
 
     def forward(self, input):
         return F.layer_norm(input, self.normalized_shape, self.weight, self.bias, self.eps)
@@ -59,15 +70,7 @@ class _BatchNorm(Module):
         self.momentum = momentum
         self.affine = affine
         self.track_running_stats = track_running_stats
-        if affine:
-            self.weight = Parameter(creation.empty(num_features, dtype=dtype, device=device))
-            if bias:
-                self.bias = Parameter(creation.empty(num_features, dtype=dtype, device=device))
-            else:
-                self.register_parameter("bias", None)
-        else:
-            self.register_parameter("weight", None)
-            self.register_parameter("bias", None)
+        _affine_parameters(self, affine, num_features, bias, dtype, device)
         if track_running_stats:
             self.register_buffer("running_mean", creation.zeros(num_features, dtype=dtype, device=device))
             self.register_buffer("running_var", creation.ones(num_features, dtype=dtype, device=device))
@@ -86,10 +89,7 @@ class _BatchNorm(Module):
 
     def reset_parameters(self):
         self.reset_running_stats()
-        if self.affine:
-            init.ones_(self.weight)
-            if self.bias is not None:
-                init.zeros_(self.bias)
+        _reset_affine(self)
 
     def _load_from_state_dict(self, state_dict, prefix, local_metadata, strict, missing_keys,
                               unexpected_keys, error_msgs):
@@ -156,22 +156,11 @@ class GroupNorm(Module):
         self.num_channels = num_channels
         self.eps = eps
         self.affine = affine
-        if affine:
-            self.weight = Parameter(creation.empty(num_channels, dtype=dtype, device=device))
-            if bias:
-                self.bias = Parameter(creation.empty(num_channels, dtype=dtype, device=device))
-            else:
-                self.register_parameter("bias", None)
-        else:
-            self.register_parameter("weight", None)
-            self.register_parameter("bias", None)
+        _affine_parameters(self, affine, num_channels, bias, dtype, device)
         self.reset_parameters()
 
     def reset_parameters(self):
-        if self.affine:
-            init.ones_(self.weight)
-            if self.bias is not None:
-                init.zeros_(self.bias)
+        _reset_affine(self)
 
     def forward(self, input):
         return F.group_norm(input, self.num_groups, self.weight, self.bias, self.eps)
