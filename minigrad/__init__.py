@@ -45,6 +45,7 @@ from .ops.loss_more import cosine_similarity, pairwise_distance, cdist, dist  # 
 from .ops.random_ops import FUNCTIONS as _RANDOM  # bernoulli, multinomial, normal, poisson
 globals().update(_RANDOM)
 from .ops.strided import as_strided, diagonal  # noqa: F401
+from .ops.shape import adjoint  # noqa: F401
 from ._tensor_str import set_printoptions, get_printoptions
 from . import viz
 

@@ -442,7 +442,9 @@ _METHOD_SPECS = {"pow": ("Tensor input, Tensor exponent", "Tensor input, Scalar 
 for _a, _b in (("min", "max"), ("amin", "amax"), ("argmin", "argmax"), ("all", "any"), ("std", "var"),
                ("log_softmax", "softmax"), ("swapdims", "transpose"), ("concat", "cat"), ("stack", "cat"),
                ("cumprod", "cumsum"), ("cumprod_", "cumsum_"), ("cummin", "cummax"),
-               ("le", "lt"), ("gt", "lt"), ("ge", "lt"), ("eq", "lt"), ("ne", "lt")):
+               ("le", "lt"), ("gt", "lt"), ("ge", "lt"), ("eq", "lt"), ("ne", "lt"),
+               ("unsqueeze_", "unsqueeze"), ("squeeze_", "squeeze"), ("transpose_", "transpose"),
+               ("swapdims_", "transpose"), ("swapaxes_", "swapaxes")):
     _SPECS[_a] = _SPECS[_b]
 _parsers = {}
 

@@ -413,7 +413,7 @@ def positional(name, fn, names, required, method):
     """A shape op (either form, as the reductions) whose arguments, names (the first `required`
     of them with no default), come by position or by keyword, as torch's do: fn takes them the
     same way, under the same names. (The hot Tensor methods below are written out, faster.)"""
-    squeeze = name == "squeeze"  # x.squeeze(0, 1) is x.squeeze((0, 1)); x.squeeze(None) is refused
+    squeeze = name in ("squeeze", "squeeze_")  # x.squeeze(0, 1) is x.squeeze((0, 1)); x.squeeze(None) is refused
 
     def op(x, *args, **kwargs):
         if squeeze and (args or kwargs):
@@ -574,6 +574,7 @@ _split.__name__, _split.__qualname__ = "split", "Tensor.split"  # as Python's ow
 Tensor.t = lambda self: sh.t(self)
 Tensor.T = property(lambda self: sh.permute(self, tuple(range(self._data.ndim))[::-1]))
 Tensor.mT = property(sh.mT)
+Tensor.mH, Tensor.H, Tensor.adjoint = property(sh.mH), property(sh.H), sh.adjoint
 Tensor.permute = _permute
 
 
@@ -826,6 +827,20 @@ _linalg_eig.install(Tensor)
 # ---- LU and Cholesky families (ops/linalg_factor.py): inverse, det, logdet, slogdet, cholesky_solve, ...
 from .ops import linalg_factor as _linalg_factor  # noqa: E402
 _linalg_factor.install(Tensor)
+
+# ---- in-place shape changes (ops/shape_inplace.py): unsqueeze_, squeeze_, transpose_, t_, as_strided_, resize_
+from .ops import shape_inplace as _shape_inplace  # noqa: E402
+Tensor.unsqueeze_ = positional("unsqueeze_", _shape_inplace.unsqueeze_, ("dim",), 1, True)
+Tensor.squeeze_ = positional("squeeze_", _shape_inplace.squeeze_, ("dim",), 0, True)
+Tensor.transpose_ = positional("transpose_", _shape_inplace.transpose_, ("dim0", "dim1"), 2, True)
+Tensor.swapdims_ = positional("swapdims_", _shape_inplace.transpose_, ("dim0", "dim1"), 2, True)
+Tensor.swapaxes_ = positional("swapaxes_", lambda t, axis0, axis1: _shape_inplace.transpose_(t, axis0, axis1),
+                              ("axis0", "axis1"), 2, True)
+Tensor.t_ = _shape_inplace.t_
+Tensor.as_strided_ = _shape_inplace.as_strided_
+Tensor.resize_, Tensor.resize_as_ = _shape_inplace.resize_, _shape_inplace.resize_as_
+Tensor.nbytes = property(lambda self: self._data.size * self._data.itemsize)
+Tensor.itemsize = property(lambda self: self._data.itemsize)
 
 # ---- sampling (ops/random_ops.py): bernoulli, multinomial, random_, exponential_, geometric_, ...
 from .ops import random_ops as _random_ops  # noqa: E402

@@ -141,7 +141,8 @@ def unsqueeze(a, dim):
     return apply_first(Unsqueeze, a, shape[:d] + (1,) + shape[d:])
 
 
-def squeeze(a, dim=None):
+def squeeze_plan(a, dim):
+    """(the op class, the new shape) of a.squeeze(dim)."""
     shape = a._data.shape
     if dim is None:
         dims = {i for i, s in enumerate(shape) if s == 1}
@@ -161,7 +162,12 @@ def squeeze(a, dim=None):
             raise dim_type_error("squeeze", dim) from None
         dims = {d for d in dims if shape and shape[d] == 1}
     cls = Squeeze if dim is None else SqueezeDims if isinstance(dim, (tuple, list)) else SqueezeDim
-    return apply_first(cls, a, tuple(s for i, s in enumerate(shape) if i not in dims))
+    return cls, tuple(s for i, s in enumerate(shape) if i not in dims)
+
+
+def squeeze(a, dim=None):
+    cls, shape = squeeze_plan(a, dim)
+    return apply_first(cls, a, shape)
 
 
 class Permute(Builtin):
@@ -217,12 +223,16 @@ def permute(a, dims):
     return apply_first(Permute, a, axes)
 
 
-def transpose(a, dim0, dim1):
+def transpose_axes(a, dim0, dim1):
     n = a._data.ndim
     d0, d1 = _wrap_dim(dim0, n), _wrap_dim(dim1, n)
     axes = list(range(n))
     axes[d0], axes[d1] = axes[d1], axes[d0]
-    return apply_first(Transpose, a, tuple(axes))
+    return tuple(axes)
+
+
+def transpose(a, dim0, dim1):
+    return apply_first(Transpose, a, transpose_axes(a, dim0, dim1))
 
 
 def t(a):
@@ -232,14 +242,46 @@ def t(a):
     return apply_first(T, a, tuple(range(n))[::-1])
 
 
-def mT(a):
-    """The last two dims swapped (Tensor.mT); a 0-d tensor itself, as torch (which warns)."""
+def _zero_d_warning(what, advice):
+    import warnings
+    warnings.warn(f"{what} is deprecated on 0-D tensors. {advice}", UserWarning, stacklevel=3)
+
+
+def _matrix_transpose(a, name, advice, warn_name=None):
+    """The last two dims swapped (mT, and for real tensors mH and adjoint()); a 0-d tensor
+    itself, with torch's deprecation warning."""
     if a._data.ndim == 0:
+        _zero_d_warning(warn_name or "Tensor." + name, advice)
         return a
     if a._data.ndim == 1:
-        raise RuntimeError("tensor.mT is only supported on matrices or batches of matrices. Got "
-                           f"{a._data.ndim}-D tensor.")
+        raise RuntimeError(f"tensor.{name} is only supported on matrices or batches of matrices. Got 1-D tensor.")
     return transpose(a, -2, -1)
+
+
+def mT(a):
+    return _matrix_transpose(a, "mT", "This function is the identity in these cases.")
+
+
+def mH(a):
+    """Tensor.mH: the conjugate of mT, which for minigrad's real dtypes is mT."""
+    return _matrix_transpose(a, "mH", "Consider using x.conj().")
+
+
+def adjoint(a):
+    """torch.adjoint / Tensor.adjoint(): mH, a view."""
+    return _matrix_transpose(a, "adjoint()", "Consider using x.conj().", "adjoint()")
+
+
+def H(a):
+    """Tensor.H: the conjugate transpose of a matrix, for real dtypes its transpose."""
+    n = a._data.ndim
+    if n == 0:
+        _zero_d_warning("Tensor.H", "Consider using x.conj().")
+        return a
+    if n != 2:
+        raise RuntimeError(f"tensor.H is only supported on matrices (2-D tensors). Got {n}-D tensor."
+                           + (" For batches of matrices, consider using tensor.mH" if n > 2 else ""))
+    return transpose(a, 0, 1)
 
 
 class Expand(Builtin):

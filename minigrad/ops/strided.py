@@ -166,12 +166,11 @@ def _int(op, arg, pos, value):
     return int(value)
 
 
-def as_strided(a, size, stride, storage_offset=None):
-    """torch.as_strided / Tensor.as_strided: a view of a's storage (its root's memory) with the
-    given sizes and element strides, from storage_offset (a's own offset when None)."""
-    size = _int_seq("as_strided", "size", 1, size)
-    stride = _int_seq("as_strided", "stride", 2, stride)
-    offset = _offset(a) if storage_offset is None else _int("as_strided", "storage_offset", 3, storage_offset)
+def as_strided_args(a, size, stride, storage_offset, op="as_strided"):
+    """(size, stride, offset) of a.as_strided(size, stride, storage_offset), checked as torch."""
+    size = _int_seq(op, "size", 1, size)
+    stride = _int_seq(op, "stride", 2, stride)
+    offset = _offset(a) if storage_offset is None else _int(op, "storage_offset", 3, storage_offset)
     if len(size) != len(stride):
         raise RuntimeError("mismatch in length of strides and shape")
     if any(s < 0 for s in stride):
@@ -189,7 +188,13 @@ def as_strided(a, size, stride, storage_offset=None):
         raise RuntimeError(f"setStorage: sizes {list(size)}, strides {list(stride)}, storage offset {offset}, and "
                            f"itemsize {isz} requiring a storage size of {need * isz} are out of bounds for "
                            f"storage of size {have * isz}")
-    return apply_first(AsStrided, a, size, stride, offset)
+    return size, stride, offset
+
+
+def as_strided(a, size, stride, storage_offset=None):
+    """torch.as_strided / Tensor.as_strided: a view of a's storage (its root's memory) with the
+    given sizes and element strides, from storage_offset (a's own offset when None)."""
+    return apply_first(AsStrided, a, *as_strided_args(a, size, stride, storage_offset))
 
 
 def _unfold_geometry(dim, size, step):

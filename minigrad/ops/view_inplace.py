@@ -151,6 +151,18 @@ def no_grad_view_error(view, fn):
     return _of_no_grad_view_error(view, _REBASED)
 
 
+def check_layout(view):
+    """Refuse, rather than route wrongly, a view whose base has since changed its own layout in
+    place (t_, unsqueeze_, ...): replaying the view's chain on the base must give its memory."""
+    be = view._device.backend
+    arr = replay(view, view._base._data)
+    a = view._data
+    if arr.shape != a.shape or (a.size and (be.data_ptr(arr) != be.data_ptr(a) or be.strides(arr) != be.strides(a))):
+        raise RuntimeError("minigrad cannot record an in-place op on this view: its base changed its shape or "
+                           "layout in place (unsqueeze_, t_, transpose_, ...) after the view was made. Make the "
+                           "view again from the base.")
+
+
 def regenerate(view):
     base = view._base
     if view._no_grad_view is not None:
@@ -160,6 +172,7 @@ def regenerate(view):
         return
     if _of_no_grad_view(view) is not None:
         raise _of_no_grad_view_error(view, _REBASED)
+    check_layout(view)
     view._view_mark = view._vc[1]
     if base._requires_grad:
         fresh = ViewGather.apply(_base_alias(base), view)
@@ -178,6 +191,8 @@ def inplace_on_view(t, compute, other):
         raise RuntimeError(VIEW_OF_LEAF)
     if t._vc[1] != t._view_mark:
         regenerate(t)
+    else:
+        check_layout(t)
     base_old = _base_alias(base)
     region = ViewGather.apply(base_old, t) if base._requires_grad else t._alias()
     if other is not None and getattr(other, "_requires_grad", False):
