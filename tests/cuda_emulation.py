@@ -1953,6 +1953,35 @@ def _register_sort():
 _register_sort()
 
 
+# ---- scatter-reductions (scatter.cu): a NumPy ufunc.at over the flat positions, in order ----
+
+def _scatter_kernel(op):
+    at = {"prod": np.multiply, "amax": np.maximum, "amin": np.minimum}[op].at
+
+    def run(L, out, pos, vals, n):
+        n = _count(f"scatter_{op}", n)
+        i = np.arange(n)
+        p = pos.read(i)
+        v = vals.read(i)
+        _no_overlap(f"scatter_{op}", [], [(pos, i), (vals, i)])
+        if n:
+            lo, hi = int(p.min()), int(p.max())
+            target = out.read(np.arange(lo, hi + 1))
+            with np.errstate(over="ignore"):
+                if target.dtype.kind == "i":  # wraps modulo 2^bits, as the kernel's unsigned product
+                    u = target.view(np.uint64 if target.itemsize == 8 else np.uint32)
+                    at(u, p - lo, v.view(u.dtype)) if op == "prod" else at(target, p - lo, v)
+                else:
+                    at(target, p - lo, v)
+            out.write(np.arange(lo, hi + 1), target)
+    return run
+
+
+for _t in ("f32", "f64", "i64", "i32"):
+    for _op in ("prod", "amax", "amin"):
+        _kernel("scatter.cu", f"scatter_{_op}_{_t}", [f"P:{_t}", "P:i64", f"P:{_t}", "i64"], _scatter_kernel(_op))
+
+
 # ---- dense factorizations (linalg.cu) ----
 # The models are the NumPy backend's, which follow the kernels' order of arithmetic step by step
 # (pivot choice, column scaling by division, axpy-form substitution), so the compiled kernels

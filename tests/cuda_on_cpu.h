@@ -16,8 +16,8 @@
 //   highest first, or shuffled): a kernel whose result changes with that order has a race;
 // - __trap() and faults abort the launch and come back to the caller as an error message.
 // Not modelled: timing, memory coalescing, bank conflicts, registers, warp divergence costs,
-// atomics, dynamic shared memory, cooperative groups, streams. Math functions are the host
-// C library's (within a few ulp of CUDA's).
+// atomics other than atomicCAS, dynamic shared memory, cooperative groups, streams. Math
+// functions are the host C library's (within a few ulp of CUDA's).
 
 #ifndef MGEMU_RUNTIME
 #include <math.h>
@@ -91,6 +91,19 @@ inline float __int_as_float(int v) { float r; memcpy(&r, &v, 4); return r; }
 inline int __float_as_int(float v) { int r; memcpy(&r, &v, 4); return r; }
 inline double __longlong_as_double(long long v) { double r; memcpy(&r, &v, 8); return r; }
 inline long long __double_as_longlong(double v) { long long r; memcpy(&r, &v, 8); return r; }
+
+// atomicCAS: a thread runs uninterrupted between its barriers and shuffles, so a plain
+// read-compare-write is atomic here; which thread's update lands first follows the schedule
+inline unsigned int atomicCAS(unsigned int* a, unsigned int compare, unsigned int v) {
+    unsigned int old = *a;
+    if (old == compare) *a = v;
+    return old;
+}
+inline unsigned long long atomicCAS(unsigned long long* a, unsigned long long compare, unsigned long long v) {
+    unsigned long long old = *a;
+    if (old == compare) *a = v;
+    return old;
+}
 
 // ---- CUDA's qualifiers ------------------------------------------------------------------------
 // (defined after every system header: GCC's own headers use __noinline__ as an attribute name)

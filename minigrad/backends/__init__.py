@@ -83,7 +83,10 @@ PRIMITIVES = (
     # step between neighbours along each dim, in elements (0 along a broadcast dim);
     # as_strided(a, shape, strides, offset): a view of a's memory with those element strides,
     # starting offset elements (maybe negative) from a's first element; the caller keeps it in bounds
-    "reshape", "view", "transpose", "broadcast_to", "getitem", "setitem", "index_add",
+    # index_reduce(out, index, values, op): out[index] = op(out[index], values) in place for a
+    # contiguous out and op in prod/amax/amin, repeated indices combining every value (amax and
+    # amin propagate NaN; bools: prod and amin are and, amax is or)
+    "reshape", "view", "transpose", "broadcast_to", "getitem", "setitem", "index_add", "index_reduce",
     "concatenate", "split", "copyto", "is_contiguous", "ascontiguous", "data_ptr", "strides",
     "as_strided",
     # convolution's data movement, (N, C, *spatial) with one to three spatial dims, k/dil/stride/out

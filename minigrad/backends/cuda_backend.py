@@ -1381,6 +1381,29 @@ class CudaBackend:
             cupyx.scatter_add(out, index, values)
         return out
 
+    def index_reduce(self, out, index, values, op):
+        # the flat positions of the advanced index in out (contiguous), by our elementwise
+        # kernels; bools reduce as int32 (prod and amin are and, amax is or)
+        if out.size == 0 or values.size == 0:
+            return
+        shape = tuple(max(sizes) for sizes in zip(*(i.shape for i in index)))
+        pos = None
+        step = 1
+        for k in range(out.ndim - 1, -1, -1):
+            term = self.mul(self.astype(index[k], np.int64), step) if step != 1 else self.astype(index[k], np.int64)
+            pos = term if pos is None else self.add(pos, term)
+            step *= out.shape[k]
+        pos = self.ascontiguous(self.broadcast_to(pos, shape))
+        vals = self.ascontiguous(self.broadcast_to(values, shape))
+        target = out if out.dtype != np.bool_ else self.astype(out, np.int32)
+        if vals.dtype != target.dtype:
+            vals = self.astype(vals, target.dtype)
+        n = pos.size
+        self._launch("scatter.cu", f"scatter_{op}_{_SFX[target.dtype]}", self._grid(n), (BLOCK,),
+                     (target, pos, vals, np.int64(n)))
+        if target is not out:
+            self.copyto(out, target)
+
     def concatenate(self, arrays, axis):
         with self.device:
             return cp.concatenate(arrays, axis=axis)

@@ -97,7 +97,9 @@ def kernel_names():
     """Every kernel name the CUDA backend can launch, by source file (the compile check uses it)."""
     names = {"elementwise.cu": set(), "reduce.cu": set(), "softmax.cu": set(), "matmul.cu": set(),
              "sort.cu": set(), "scan.cu": set(), "norm.cu": set(), "conv.cu": set(), "linalg.cu": set(),
-             "linalg_eig.cu": set()}
+             "linalg_eig.cu": set(), "scatter.cu": set()}
+    for sfx in ("f32", "f64", "i64", "i32"):
+        names["scatter.cu"].update(f"scatter_{op}_{sfx}" for op in ("prod", "amax", "amin"))
     for sfx in ("f32", "f64"):
         names["linalg_eig.cu"].update({f"eigh_{sfx}", f"svd_{sfx}", f"qr_{sfx}"})
     for sfx in ("f32", "f64"):

@@ -8,7 +8,7 @@ import re
 from importlib import resources
 
 KERNEL_FILES = ("elementwise.cu", "reduce.cu", "softmax.cu", "matmul.cu", "sort.cu", "scan.cu", "norm.cu",
-                "conv.cu", "linalg.cu", "linalg_eig.cu")
+                "conv.cu", "linalg.cu", "linalg_eig.cu", "scatter.cu")
 
 # the options every module is compiled with, by CuPy on a GPU and by the NVRTC check without one
 NVRTC_OPTIONS = ("--std=c++17",)

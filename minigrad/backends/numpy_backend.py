@@ -953,6 +953,14 @@ def index_add(shape, index, values, dtype):
     return out
 
 
+_AT = {"prod": np.multiply, "amax": np.maximum, "amin": np.minimum}
+
+
+def index_reduce(out, index, values, op):
+    """out[index] = op(out[index], values) in place, repeated indices combining every value."""
+    _AT[op].at(out, index, values)
+
+
 def concatenate(arrays, axis):
     return np.concatenate(arrays, axis=axis)
 
