@@ -61,5 +61,9 @@ __version__ = "0.1.0"
 from .serialization import save, load  # noqa: E402
 from . import nn, optim, utils  # noqa: E402,F401  (torch.nn, torch.optim, torch.utils.data)
 from . import distributions  # noqa: E402,F401  (torch.distributions)
+from . import random  # noqa: E402  (torch.random: RNG state)
+from .random import get_rng_state, set_rng_state, initial_seed  # noqa: E402,F401
+from . import func  # noqa: E402,F401  (torch.func)
+from .func import vmap  # noqa: E402,F401
 from .ops.nn_extras import TORCH as _NN_SPELLINGS  # torch.conv2d, torch.dropout(x, p, train), ...
 globals().update(_NN_SPELLINGS)

@@ -429,6 +429,15 @@ class Generator:
     def initial_seed(self):
         return self._seed
 
+    def get_state(self):
+        """This generator's state (minigrad's encoding: see minigrad/random.py)."""
+        from .random import generator_state
+        return generator_state(self)
+
+    def set_state(self, new_state):
+        from .random import set_generator_state
+        return set_generator_state(self, new_state)
+
     def randperm(self, n):
         """A NumPy int64 permutation of range(n) drawn from this generator."""
         return self._rng.permutation(n)

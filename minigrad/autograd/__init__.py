@@ -91,3 +91,4 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
 
 
 from .gradcheck import gradcheck, gradgradcheck, GradcheckError  # noqa: E402,F401
+from . import functional  # noqa: E402,F401  (torch.autograd.functional)

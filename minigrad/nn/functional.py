@@ -386,3 +386,10 @@ __all__ += list(_EXTRAS)
 # connectionist temporal classification (minigrad/ops/ctc.py)
 from ..ops.ctc import functional_ctc_loss as ctc_loss  # noqa: E402
 __all__ += ["ctc_loss"]
+
+# grid sampling and fractional max pooling (minigrad/ops/grid_sample.py, fractional_pool.py)
+from ..ops.grid_sample import grid_sample, affine_grid  # noqa: E402
+from ..ops.fractional_pool import (fractional_max_pool2d, fractional_max_pool3d,  # noqa: E402
+                                   fractional_max_pool2d_with_indices, fractional_max_pool3d_with_indices)
+__all__ += ["grid_sample", "affine_grid", "fractional_max_pool2d", "fractional_max_pool3d",
+            "fractional_max_pool2d_with_indices", "fractional_max_pool3d_with_indices"]

@@ -9,8 +9,9 @@ is recorded and they work on every device; each update bumps the parameter's ver
 in-place op does, so that a graph which saved the parameter refuses to backward through the old
 value.
 """
+import functools
 import warnings
-from collections import defaultdict
+from collections import OrderedDict, defaultdict
 from copy import deepcopy
 from itertools import chain
 
@@ -30,6 +31,34 @@ class _RequiredParameter:
 
 required = _RequiredParameter()
 
+# hooks of every optimizer's step (register_optimizer_step_pre_hook / _post_hook), as torch's
+_global_optimizer_pre_hooks = OrderedDict()
+_global_optimizer_post_hooks = OrderedDict()
+
+
+def _removable_handle(hooks_dict):
+    from ..nn.modules.module import RemovableHandle  # nn sits beside optim: imported when first used
+    return RemovableHandle(hooks_dict)
+
+
+def register_optimizer_step_pre_hook(hook):
+    """Register hook(optimizer, args, kwargs) -> None or (new_args, new_kwargs), called before
+    every optimizer's step(); returns a handle whose remove() unregisters it."""
+    handle = _removable_handle(_global_optimizer_pre_hooks)
+    _global_optimizer_pre_hooks[handle.id] = hook
+    return handle
+
+
+def register_optimizer_step_post_hook(hook):
+    """Register hook(optimizer, args, kwargs) -> None, called after every optimizer's step()."""
+    handle = _removable_handle(_global_optimizer_post_hooks)
+    _global_optimizer_post_hooks[handle.id] = hook
+    return handle
+
+
+_HOOK_DICTS = ("_optimizer_step_pre_hooks", "_optimizer_step_post_hooks", "_optimizer_state_dict_pre_hooks",
+               "_optimizer_state_dict_post_hooks", "_optimizer_load_state_dict_pre_hooks",
+               "_optimizer_load_state_dict_post_hooks")
 
 
 
@@ -133,6 +162,9 @@ class Optimizer:
 
     def __init__(self, params, defaults):
         self.defaults = defaults
+        for name in _HOOK_DICTS:
+            setattr(self, name, OrderedDict())
+        self._patch_step_function()
         if isinstance(params, Tensor):
             raise TypeError("params argument given to the optimizer should be an iterable of Tensors "
                             "or dicts, but got " + typename(params, Tensor.type))
@@ -151,7 +183,75 @@ class Optimizer:
 
     def __setstate__(self, state):
         self.__dict__.update(state)
+        for name in _HOOK_DICTS:
+            if name not in self.__dict__:
+                setattr(self, name, OrderedDict())
+        self._patch_step_function()
         self.defaults.setdefault("differentiable", False)
+
+    # ---- hooks ----------------------------------------------------------------------
+    @staticmethod
+    def profile_hook_step(func):
+        """step wrapped to run the global and the optimizer's step pre- and post-hooks around it."""
+        @functools.wraps(func)
+        def wrapper(*args, **kwargs):
+            self = args[0]
+            pre = self._optimizer_step_pre_hooks
+            if not (pre or _global_optimizer_pre_hooks or self._optimizer_step_post_hooks
+                    or _global_optimizer_post_hooks):
+                return func(*args, **kwargs)
+            for pre_hook in chain(_global_optimizer_pre_hooks.values(), pre.values()):
+                result = pre_hook(self, args, kwargs)
+                if result is not None:
+                    if isinstance(result, tuple) and len(result) == 2:
+                        args, kwargs = result
+                    else:
+                        raise RuntimeError(f"{func} must return None or a tuple of (new_args, new_kwargs), but "
+                                           f"got {result}.")
+            out = func(*args, **kwargs)
+            for post_hook in chain(self._optimizer_step_post_hooks.values(), _global_optimizer_post_hooks.values()):
+                post_hook(self, args, kwargs)
+            return out
+        return wrapper
+
+    def _patch_step_function(self):
+        """Wrap the class's step once with profile_hook_step, as torch does."""
+        cls = self.__class__
+        if not getattr(cls.step, "hooked", None):
+            cls.step = self.profile_hook_step(cls.step)
+            cls.step.hooked = True
+
+    def _register(self, name, hook, prepend=False):
+        hooks = getattr(self, name)
+        handle = _removable_handle(hooks)
+        hooks[handle.id] = hook
+        if prepend:
+            hooks.move_to_end(handle.id, last=False)
+        return handle
+
+    def register_step_pre_hook(self, hook):
+        """hook(optimizer, args, kwargs) -> None or (new_args, new_kwargs), before each step()."""
+        return self._register("_optimizer_step_pre_hooks", hook)
+
+    def register_step_post_hook(self, hook):
+        """hook(optimizer, args, kwargs) -> None, after each step()."""
+        return self._register("_optimizer_step_post_hooks", hook)
+
+    def register_state_dict_pre_hook(self, hook, prepend=False):
+        """hook(optimizer) -> None, before state_dict() packs the state."""
+        return self._register("_optimizer_state_dict_pre_hooks", hook, prepend)
+
+    def register_state_dict_post_hook(self, hook, prepend=False):
+        """hook(optimizer, state_dict) -> state_dict or None, on state_dict()'s result."""
+        return self._register("_optimizer_state_dict_post_hooks", hook, prepend)
+
+    def register_load_state_dict_pre_hook(self, hook, prepend=False):
+        """hook(optimizer, state_dict) -> state_dict or None, before load_state_dict() loads it."""
+        return self._register("_optimizer_load_state_dict_pre_hooks", hook, prepend)
+
+    def register_load_state_dict_post_hook(self, hook, prepend=False):
+        """hook(optimizer) -> None, after load_state_dict()."""
+        return self._register("_optimizer_load_state_dict_post_hooks", hook, prepend)
 
     def _upgrade_state(self, **group_defaults):
         """After __setstate__ from an older pickle: fill the options it lacked and make `step`
@@ -274,6 +374,8 @@ class Optimizer:
 
         Tensors in it are the optimizer's own (not copies), as in torch.
         """
+        for pre_hook in self._optimizer_state_dict_pre_hooks.values():
+            pre_hook(self)
         param_mappings = {}
         start_index = 0
 
@@ -288,7 +390,12 @@ class Optimizer:
 
         param_groups = [pack_group(g) for g in self.param_groups]
         packed_state = {(param_mappings[id(k)] if isinstance(k, Tensor) else k): v for k, v in self.state.items()}
-        return {"state": packed_state, "param_groups": param_groups}
+        state_dict = {"state": packed_state, "param_groups": param_groups}
+        for post_hook in self._optimizer_state_dict_post_hooks.values():
+            hook_result = post_hook(self, state_dict)
+            if hook_result is not None:
+                state_dict = hook_result
+        return state_dict
 
     @staticmethod
     def _process_value_according_to_param_policy(param, value, key=None):
@@ -302,6 +409,10 @@ class Optimizer:
     def load_state_dict(self, state_dict):
         """Load a state from `state_dict()` (this optimizer's or one built the same way)."""
         state_dict = state_dict.copy()
+        for pre_hook in self._optimizer_load_state_dict_pre_hooks.values():
+            hook_result = pre_hook(self, state_dict)
+            if hook_result is not None:
+                state_dict = hook_result
         groups = self.param_groups
         saved_groups = deepcopy(state_dict["param_groups"])
 
@@ -339,3 +450,5 @@ class Optimizer:
 
         param_groups = [update_group(g, ng) for g, ng in zip(groups, saved_groups)]
         self.__setstate__({"state": state, "param_groups": param_groups})
+        for post_hook in self._optimizer_load_state_dict_post_hooks.values():
+            post_hook(self)

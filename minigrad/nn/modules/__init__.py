@@ -84,3 +84,7 @@ __all__ += ["LazyLinear", "LazyConv1d", "LazyConv2d", "LazyConv3d", "LazyConvTra
             "LazyInstanceNorm2d", "LazyInstanceNorm3d"]
 from .loss import CTCLoss  # noqa: E402
 __all__ += ["CTCLoss"]
+# fractional max pooling and the adaptive softmax (minigrad/ops/fractional_pool.py, adaptive.py)
+from .pooling import FractionalMaxPool2d, FractionalMaxPool3d  # noqa: E402
+from .adaptive import AdaptiveLogSoftmaxWithLoss  # noqa: E402
+__all__ += ["FractionalMaxPool2d", "FractionalMaxPool3d", "AdaptiveLogSoftmaxWithLoss"]

@@ -542,13 +542,25 @@ class Module:
             destination._metadata = OrderedDict()
         # torch's per-module metadata, keyed by the module's prefix without its trailing dot
         metadata = getattr(destination, "_metadata", None)
+        local_metadata = {"version": self._version}
         if metadata is not None:
-            metadata[prefix[:-1]] = {"version": self._version}
+            metadata[prefix[:-1]] = local_metadata
         self._save_to_state_dict(destination, prefix, keep_vars)
         for name, m in self._modules.items():
             if m is not None:
                 m.state_dict(destination=destination, prefix=prefix + name + ".", keep_vars=keep_vars)
+        for hook in self._state_dict_hooks.values():  # torch's private post-hooks (spectral_norm's)
+            result = hook(self, destination, prefix, local_metadata)
+            if result is not None:
+                destination = result
         return destination
+
+    def _register_state_dict_hook(self, hook):
+        """hook(module, state_dict, prefix, local_metadata), run after the module's state_dict
+        is filled in; a result other than None replaces it (torch's private form)."""
+        handle = RemovableHandle(self._state_dict_hooks)
+        self._state_dict_hooks[handle.id] = hook
+        return handle
 
     def _load_from_state_dict(self, state_dict, prefix, local_metadata, strict, missing_keys,
                               unexpected_keys, error_msgs):
@@ -796,7 +808,8 @@ class Module:
 
 
 _HOOK_DICTS = ("_forward_hooks", "_forward_hooks_with_kwargs", "_forward_hooks_always_called",
-               "_forward_pre_hooks", "_forward_pre_hooks_with_kwargs", "_load_state_dict_pre_hooks")
+               "_forward_pre_hooks", "_forward_pre_hooks_with_kwargs", "_load_state_dict_pre_hooks",
+               "_state_dict_hooks")
 
 
 def _replica_registries(r, parameters, buffers, modules):
