@@ -46,6 +46,7 @@ from .ops.random_ops import FUNCTIONS as _RANDOM  # bernoulli, multinomial, norm
 globals().update(_RANDOM)
 from .ops.strided import as_strided, diagonal  # noqa: F401
 from .ops.shape import adjoint  # noqa: F401
+from .ops.scatter_reduce import scatter_reduce, index_reduce  # noqa: F401
 from ._tensor_str import set_printoptions, get_printoptions
 from . import viz
 

@@ -842,6 +842,10 @@ Tensor.resize_, Tensor.resize_as_ = _shape_inplace.resize_, _shape_inplace.resiz
 Tensor.nbytes = property(lambda self: self._data.size * self._data.itemsize)
 Tensor.itemsize = property(lambda self: self._data.itemsize)
 
+# ---- scatter-reductions (ops/scatter_reduce.py): scatter_reduce(_), index_reduce(_)
+from .ops import scatter_reduce as _scatter_reduce  # noqa: E402
+_scatter_reduce.install(Tensor)
+
 # ---- sampling (ops/random_ops.py): bernoulli, multinomial, random_, exponential_, geometric_, ...
 from .ops import random_ops as _random_ops  # noqa: E402
 _random_ops.install(Tensor)
