@@ -846,6 +846,10 @@ Tensor.itemsize = property(lambda self: self._data.itemsize)
 from .ops import scatter_reduce as _scatter_reduce  # noqa: E402
 _scatter_reduce.install(Tensor)
 
+# ---- still more of the tensor API (ops/tensor_more.py): fliplr, histogram, vdot, renorm, *_scatter, apply_, ...
+from .ops import tensor_more as _tensor_more  # noqa: E402
+_tensor_more.install(Tensor)
+
 # ---- sampling (ops/random_ops.py): bernoulli, multinomial, random_, exponential_, geometric_, ...
 from .ops import random_ops as _random_ops  # noqa: E402
 _random_ops.install(Tensor)
