@@ -1,6 +1,7 @@
 """minigrad: a teaching-size deep-learning engine with PyTorch's API (`import minigrad as torch`)."""
 from . import dtypes as _dtypes
 from .dtypes import (dtype, float32, float64, int64, int32, get_default_dtype, set_default_dtype)
+from .dtypes import finfo, iinfo, can_cast  # noqa: F401
 from .devices import device
 from .tensor import Tensor, Size
 from . import autograd, cuda
@@ -10,6 +11,7 @@ from .creation import (tensor, as_tensor, from_numpy, zeros, ones, empty, full, 
                        rand, randn, randint, zeros_like, ones_like, empty_like, full_like, rand_like,
                        randn_like, randint_like, manual_seed, seed, Generator, default_generator,
                        randperm)
+from .creation import asarray, frombuffer, set_default_device, get_default_device  # noqa: F401
 from .functional import (add, sub, mul, div, pow, neg, abs, exp, log, sqrt, sin, cos, tanh, sigmoid, relu,
                          reciprocal, log1p, expm1, erf, clamp, clip, maximum, minimum, where, lt, le, gt, ge,
                          eq, ne, sum, prod, mean, max, min, amax, amin, argmax, argmin, var, std, softmax,
@@ -41,6 +43,8 @@ from .ops.linalg_eig import FUNCTIONS as _LINALG_EIG  # torch.svd, torch.qr, tor
 globals().update(_LINALG_EIG)
 from .ops.linalg_factor import FUNCTIONS as _LINALG_FACTOR  # inverse, det, logdet, slogdet, cholesky_solve, ...
 globals().update(_LINALG_FACTOR)
+from .ops.linalg_more import FUNCTIONS as _LINALG_MORE  # matrix_exp, lu_unpack, geqrf, orgqr, ormqr
+globals().update(_LINALG_MORE)
 from .ops.loss_more import cosine_similarity, pairwise_distance, cdist, dist  # noqa: F401
 from .ops.random_ops import FUNCTIONS as _RANDOM  # bernoulli, multinomial, normal, poisson
 globals().update(_RANDOM)
@@ -55,6 +59,9 @@ float = float32
 double = float64
 long = int64
 int = int32
+from .dtypes import float16, int16, int8, uint8  # noqa: E402,F401
+half = float16
+short = int16
 
 __version__ = "0.1.0"
 
@@ -65,6 +72,13 @@ from . import distributions  # noqa: E402,F401  (torch.distributions)
 from . import random  # noqa: E402  (torch.random: RNG state)
 from .random import get_rng_state, set_rng_state, initial_seed  # noqa: E402,F401
 from . import func  # noqa: E402,F401  (torch.func)
+from .deterministic import (use_deterministic_algorithms, are_deterministic_algorithms_enabled,  # noqa: E402,F401
+                            is_deterministic_algorithms_warn_only_enabled, set_deterministic_debug_mode,
+                            get_deterministic_debug_mode)
+from .backends import cudnn as _cudnn, cuda as _cuda_flags, mps as _mps  # noqa: E402,F401  (torch.backends.*)
+from .backends.cuda import set_float32_matmul_precision, get_float32_matmul_precision  # noqa: E402,F401
+from . import compiler  # noqa: E402,F401  (torch.compiler)
+from .compiler import compile  # noqa: E402,F401  (runs eagerly: see minigrad/compiler.py)
 from .func import vmap  # noqa: E402,F401
 from .ops.nn_extras import TORCH as _NN_SPELLINGS  # torch.conv2d, torch.dropout(x, p, train), ...
 globals().update(_NN_SPELLINGS)

@@ -1,4 +1,5 @@
 """Creating tensors: tensor, from_numpy, zeros/ones/full/empty, arange, linspace, eye, random."""
+import threading
 from numbers import Number
 
 import numpy as np
@@ -13,6 +14,40 @@ def _finish(data, device, requires_grad):
     if requires_grad:
         require_grad_at_creation(t, True)  # validates: only floating point tensors may require grad
     return t
+
+
+# torch.set_default_device: per thread, as torch's (a thread-local device context). None: the CPU,
+# without a DeviceContext; the factory functions that torch's context reaches (tensor, as_tensor,
+# asarray, zeros, ones, empty, full, arange, linspace, eye, rand, randn, randint, randperm) take
+# it when called without device= (or with device=None); *_like, from_numpy and frombuffer do not.
+_DEFAULT_DEVICE = threading.local()
+
+
+def set_default_device(device):
+    """torch.set_default_device: factories called without a device create on `device` (None: the CPU)."""
+    if device is not None:
+        from .devices import device as _device_cls
+        device = _device_cls(device)  # torch's errors for what names no device
+    _DEFAULT_DEVICE.device = device
+
+
+def get_default_device():
+    """torch.get_default_device: the default device, with the current CUDA device's index for 'cuda'."""
+    from .devices import device as _device_cls
+    dev = getattr(_DEFAULT_DEVICE, "device", None)
+    if dev is None:
+        return _device_cls("cpu")
+    if dev.index is None and dev.type == "cuda":
+        from . import cuda
+        return _device_cls("cuda", cuda.current_device())
+    return dev
+
+
+def _target(device):
+    """The device a factory creates on: device, else the default device (canonical)."""
+    if device is None:
+        device = getattr(_DEFAULT_DEVICE, "device", None)
+    return canonical(device)
 
 
 def _kinds(data):
@@ -206,16 +241,21 @@ def _tensor(data, dtype, device, requires_grad):
         _check_numpy_bools(kinds)
         if host.dtype.kind == "f" and not (np.abs(host) < 2.0 ** 63).all():  # nan, inf, too large
             raise RuntimeError(f"value cannot be converted to type {dtype.np.name} without overflow")
-    dev = canonical(device)
+        if dtype.itemsize < 8 and host.size and host.dtype.kind in "iuf":  # the small integers' ranges
+            for v in (host.min().item(), host.max().item()):
+                _dt.check_fits(v, dtype, c_name=False)
+    dev = _target(device)
     return _finish(dev.backend.asarray(host.astype(dtype.np, copy=False)), dev, requires_grad)
 
 
 def as_tensor(data, dtype=None, device=None):
     """Like tensor(), but without a copy where none is needed: a tensor already of that dtype and
     device is returned as is, and a NumPy array of that dtype on the CPU shares its memory."""
+    if device is None:
+        device = getattr(_DEFAULT_DEVICE, "device", None)  # torch's device context applies here too
     if isinstance(data, Tensor):
         return data if dtype is None and device is None else data.to(device=device, dtype=dtype)
-    if (isinstance(data, np.ndarray) and canonical(device) is CPU
+    if (isinstance(data, np.ndarray) and _target(device) is CPU
             and (dtype is None or _dt.to_dtype(dtype).np == data.dtype)):
         return from_numpy(data)
     return tensor(data, dtype=dtype, device=device)
@@ -228,10 +268,149 @@ def from_numpy(array):
     return _make(array, CPU)  # shares memory both ways, as torch does
 
 
+_WARNED = set()  # torch's warnings given once per program (TORCH_WARN_ONCE)
+
+
+def _warn_once(key, message):
+    if key not in _WARNED:
+        _WARNED.add(key)
+        import warnings
+        warnings.warn(message, UserWarning, stacklevel=3)
+
+
+def _kw_type_check(fn, name, value, kind, kind_name):
+    if value is not None and (not isinstance(value, kind) or kind is int and isinstance(value, bool)):
+        from ._arg_errors import type_name
+        raise TypeError(f"{fn}(): argument '{name}' must be {kind_name}, not {type_name(value)}")
+
+
+def _short_name(d):
+    return d._legacy[:-len("Tensor")]  # 'Float', 'Long': the names torch's messages give dtypes
+
+
+def asarray(obj, *, dtype=None, device=None, copy=None, requires_grad=None):
+    """torch.asarray: obj (a tensor, a NumPy array or scalar, an object with the buffer protocol,
+    a number or a sequence) as a tensor, sharing memory with tensors, arrays and buffers unless
+    copy=True or a dtype/device conversion needs a copy (copy=False then raises)."""
+    _kw_type_check("asarray", "dtype", dtype, _dt.dtype, "minigrad.dtype")
+    _kw_type_check("asarray", "copy", copy, bool, "bool")
+    _kw_type_check("asarray", "requires_grad", requires_grad, bool, "bool")
+    if device is None:
+        device = getattr(_DEFAULT_DEVICE, "device", None)  # torch's device context applies here too
+    src, numpy_readonly = None, False
+    if isinstance(obj, Tensor):
+        src = obj
+    elif isinstance(obj, np.ndarray):
+        _dt.from_numpy_dtype(obj.dtype)
+        src = _make(obj, CPU)  # shares memory both ways, as from_numpy
+        numpy_readonly = not obj.flags.writeable
+    elif isinstance(obj, np.generic):
+        if copy is False:
+            raise RuntimeError("can't alias NumPy scalars. Either remove copy=False or transform it in a ndarray. ")
+    elif not isinstance(obj, (str, list, tuple, Number)) and _has_buffer(obj):
+        src = frombuffer(obj, dtype=dtype if dtype is not None else _dt.get_default_dtype())
+    if src is None:  # numbers, NumPy scalars and sequences: always a new tensor
+        if copy is False:
+            raise ValueError("can't alias arbitrary sequence into a tensor.")
+        t = _tensor(obj, dtype, device, False)
+        if requires_grad:
+            require_grad_at_creation(t, True)
+        return t
+    from .devices import device as _device_cls
+    want_dev = _device_cls(device) if device is not None else None
+    dev = canonical(want_dev) if want_dev is not None else src._device
+    d = dtype if dtype is not None else src.dtype
+    wrong_device, wrong_dtype = dev is not src._device, d is not src.dtype
+    if copy or (copy is None and (wrong_device or wrong_dtype)):
+        t = src.to(device=dev, dtype=d, copy=True) if wrong_device or wrong_dtype else src.clone()
+    else:
+        if wrong_device:
+            raise ValueError(f"can't alias tensor from device '{src.device}' to '{want_dev}'.")
+        if wrong_dtype:
+            raise ValueError(f"can't alias tensor with dtype '{_short_name(src.dtype)}' into dtype "
+                             f"'{_short_name(d)}'.")
+        t = src
+        if numpy_readonly:
+            _warn_once("numpy", "The given NumPy array is not writable, and PyTorch does not support "
+                       "non-writable tensors. This means writing to this tensor will result in undefined "
+                       "behavior. You may want to copy the array to protect its data or make it writable "
+                       "before converting it to a tensor. This type of warning will be suppressed for the "
+                       "rest of this program.")
+    if requires_grad is None:
+        if src.requires_grad:
+            _warn_once("asarray", "minigrad.asarray: unspecified requires_grad now defaults to "
+                       "obj.requires_grad instead of False. Pass requires_grad=False explicitly to get the "
+                       "old behavior and silence this warning.")
+    elif requires_grad != t.requires_grad:
+        if not requires_grad and t.grad_fn is not None:
+            t = t.detach()  # a tensor with a history stops requiring grad as a new alias only
+        else:
+            require_grad_at_creation(t, requires_grad)  # a leaf changes in place, as in torch
+    return t
+
+
+def _has_buffer(obj):
+    try:
+        memoryview(obj)
+    except TypeError:
+        return False
+    return True
+
+
+_NO_DTYPE = object()
+
+
+def frombuffer(buffer, *args, dtype=_NO_DTYPE, count=-1, offset=0, requires_grad=False):
+    """torch.frombuffer: a 1-d CPU tensor over the bytes of an object with the buffer protocol,
+    sharing its memory (writes through the tensor reach the buffer, a non-writable one too, as
+    in torch, which warns once about it)."""
+    if args:  # torch's parser words it so
+        raise TypeError(f"frombuffer() takes from 2 to 1 positional arguments but {len(args) + 1} were given")
+    if dtype is _NO_DTYPE:
+        raise TypeError('frombuffer() missing 1 required positional arguments: "dtype"')
+    if not isinstance(dtype, _dt.dtype):
+        from ._arg_errors import type_name
+        raise TypeError(f"frombuffer(): argument 'dtype' must be minigrad.dtype, not {type_name(dtype)}")
+    _kw_type_check("frombuffer", "count", count, int, "int")
+    _kw_type_check("frombuffer", "offset", offset, int, "int")
+    _kw_type_check("frombuffer", "requires_grad", requires_grad, bool, "bool")
+    try:
+        view = memoryview(buffer)
+    except TypeError:
+        raise ValueError("object does not implement Python buffer protocol.") from None
+    if view.readonly:
+        _warn_once("buffer", "The given buffer is not writable, and PyTorch does not support non-writable "
+                   "tensors. This means you can write to the underlying (supposedly non-writable) buffer "
+                   "using the tensor. You may want to copy the buffer to protect its data or make it "
+                   "writable before converting it to a tensor. This type of warning will be suppressed "
+                   "for the rest of this program.")
+    length, size = view.nbytes, dtype.itemsize
+    if not (length > 0 and count != 0):
+        raise ValueError(f"both buffer length ({length}) and count ({count}) must not be 0")
+    if not 0 <= offset < length:
+        raise ValueError(f"offset ({offset} bytes) must be non-negative and no greater than buffer length "
+                         f"({length} bytes) minus 1")
+    if count <= 0 and (length - offset) % size:
+        raise ValueError(f"buffer length ({length - offset} bytes) after offset ({offset} bytes) must be a "
+                         f"multiple of element size ({size})")
+    if count < 0:
+        count = (length - offset) // size
+    if offset + count * size > length:
+        raise ValueError(f"requested buffer length ({count} * {size} bytes) after offset ({offset} bytes) must "
+                         f"not be greater than actual buffer length ({length} bytes)")
+    raw = np.frombuffer(view if view.ndim == 1 and view.format == "B" else view.cast("B"), np.uint8)
+    if view.readonly:  # a writable array over the same memory, keeping the buffer alive
+        import ctypes
+        cells = (ctypes.c_char * length).from_address(raw.ctypes.data)
+        cells.keep = view
+        raw = np.frombuffer(cells, np.uint8)
+    return _finish(raw[offset:offset + count * size].view(dtype.np), CPU, requires_grad)
+
+
 def _factory(args, dtype, device, default, name):
     shape = _normalize_shape(args, name)
     d = _dt.to_dtype(dtype) if dtype is not None else default
-    return shape, d, canonical(device)
+    return shape, d, _target(device)
 
 
 def zeros(*size, dtype=None, device=None, requires_grad=False):
@@ -263,6 +442,8 @@ def full(size, fill_value, dtype=None, device=None, requires_grad=False):
     if fill_value.__class__ is not float and fill_value.__class__ is not int:
         fill_value = _fill_number(fill_value, "full")
     shape, d, dev = _factory((size,), dtype, device, _dt.scalar_dtype(fill_value), "full")
+    if d.itemsize < 8 and d._category == 1:  # small integers: torch's range check, then a wrapping store
+        _dt.check_fits(fill_value, d)
     return _finish(dev.backend.full(shape, fill_value, d.np), dev, requires_grad)
 
 
@@ -279,7 +460,7 @@ def arange(start, end=None, step=1, dtype=None, device=None, requires_grad=False
     if dtype is None:
         dtype = _dt.get_default_dtype() if any(isinstance(v, float) for v in vals) else _dt.int64
     d = _dt.to_dtype(dtype)
-    dev = canonical(device)
+    dev = _target(device)
     return _finish(dev.backend.arange(*vals, d.np), dev, requires_grad)
 
 
@@ -295,7 +476,7 @@ def linspace(start, end, steps, dtype=None, device=None, requires_grad=False):
     d = _dt.to_dtype(dtype) if dtype is not None else _dt.get_default_dtype()
     if d is _dt.bool_:
         raise NotImplementedError("\"linspace_cpu\" not implemented for 'Bool'")
-    dev = canonical(device)
+    dev = _target(device)
     return _finish(dev.backend.linspace(start, end, steps, d.np), dev, requires_grad)
 
 
@@ -305,7 +486,7 @@ def eye(n, m=None, dtype=None, device=None, requires_grad=False):
     if m is not None and m < 0:
         raise RuntimeError(f"m must be greater or equal to 0, got {m}")
     d = _dt.to_dtype(dtype) if dtype is not None else _dt.get_default_dtype()
-    dev = canonical(device)
+    dev = _target(device)
     return _finish(dev.backend.eye(n, n if m is None else m, d.np), dev, requires_grad)
 
 
@@ -498,5 +679,5 @@ def randperm(n, *, generator=None, dtype=None, device=None, requires_grad=False)
     d = _dt.to_dtype(dtype) if dtype is not None else _dt.int64
     if d is _dt.bool_:
         raise NotImplementedError("\"randperm\" not implemented for 'Bool'")
-    dev = canonical(device)
+    dev = _target(device)
     return _finish(dev.backend.asarray(gen.randperm(int(n)).astype(d.np)), dev, requires_grad)

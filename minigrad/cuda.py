@@ -216,24 +216,20 @@ def manual_seed_all(seed):
         cuda_backend.for_device(i).seed(int(seed))
 
 
-# The RNG state of a CUDA device: 16 bytes, a seed and an offset, as torch's Philox state. CuPy's
-# generator cannot report where it is in its stream, so reading the state reseeds the generator
-# with a seed drawn from it (deterministic, given the state before) and returns that seed with
+# The RNG state of a CUDA device: 16 bytes, a seed and an offset, as torch's Philox state (the
+# backend's rng_state primitive). CuPy's generator cannot report where it is in its stream, so
+# reading the state reseeds the generator with a seed drawn from it and returns that seed with
 # offset 0: restoring it restarts the generator exactly there. Unlike torch's, reading the state
 # therefore changes the numbers drawn after it (in a reproducible way).
 def get_rng_state(device="cuda"):
-    import numpy as np
     from .random import _as_state_tensor
-    be = _backend(_index(device))
-    s = int(be.to_numpy(be.randint(0, 1 << 62, (), np.int64)))
-    be.seed(s)
-    return _as_state_tensor(s.to_bytes(8, "little") + bytes(8))
+    return _as_state_tensor(_backend(_index(device)).rng_state())
 
 
 def set_rng_state(new_state, device="cuda"):
     from .random import _state_bytes
     raw = _state_bytes(new_state, 16, "PhiloxCudaState")
-    _backend(_index(device)).seed(int.from_bytes(raw[:8], "little"))
+    _backend(_index(device)).set_rng_state(raw)
 
 
 def get_rng_state_all():

@@ -3,7 +3,7 @@ import numpy as np
 
 
 class dtype:
-    __slots__ = ("name", "np", "is_floating_point", "itemsize", "_category", "_legacy")
+    __slots__ = ("name", "np", "is_floating_point", "is_signed", "itemsize", "_category", "_legacy")
 
     def __init__(self, name, np_dtype, category, legacy):
         self.name = name
@@ -11,6 +11,7 @@ class dtype:
         self.itemsize = self.np.itemsize
         self._category = category  # 0 bool, 1 integer, 2 floating: promotion goes up
         self.is_floating_point = category == 2
+        self.is_signed = self.np.kind in "fi"  # as torch's: bool and uint8 are unsigned
         self._legacy = legacy  # torch's legacy type name, used in error messages
 
     def __repr__(self):
@@ -26,17 +27,69 @@ int64 = dtype("int64", np.int64, 1, "LongTensor")
 int32 = dtype("int32", np.int32, 1, "IntTensor")
 bool_ = dtype("bool", np.bool_, 0, "BoolTensor")
 
-ALL = (float32, float64, int64, int32, bool_)
-_BY_NP = {d.np: d for d in ALL}
+
+class _SmallDtype(dtype):
+    """float16 and the 8/16-bit integers: stored as such, computed in float32 / int32 by the
+    backends' wrappers (backends/small_dtypes.py), which go in the first time a program asks for
+    one of these dtypes' NumPy dtype, so that programs without them pay nothing."""
+    __slots__ = ("_np",)
+
+    def __init__(self, name, np_dtype, category, legacy):
+        self._np = np.dtype(np_dtype)
+        self.name, self.itemsize, self._category, self._legacy = name, self._np.itemsize, category, legacy
+        self.is_floating_point = category == 2
+        self.is_signed = self._np.kind in "fi"
+
+    @property
+    def np(self):
+        _activate_small()
+        return self._np
+
+
+def _activate_small():
+    from .backends import small_dtypes
+    small_dtypes.activate()
+
+
+float16 = _SmallDtype("float16", np.float16, 2, "HalfTensor")
+int16 = _SmallDtype("int16", np.int16, 1, "ShortTensor")
+int8 = _SmallDtype("int8", np.int8, 1, "CharTensor")
+uint8 = _SmallDtype("uint8", np.uint8, 1, "ByteTensor")
+
+ALL = (float32, float64, int64, int32, bool_, float16, int16, int8, uint8)
+_BY_NP = {(d._np if d.__class__ is _SmallDtype else d.np): d for d in ALL}
 _DEFAULT_FLOAT = float32
 
 
-_CPP_NAMES = {"float32": "float", "float64": "double", "int64": "long int", "int32": "int", "bool": "bool"}
+_CPP_NAMES = {"float32": "float", "float64": "double", "int64": "long int", "int32": "int", "bool": "bool",
+              "float16": "c10::Half", "int16": "short int", "int8": "signed char", "uint8": "unsigned char"}
 
 
 def cpp_name(d):
     """The C++ type name torch's kernels print for dtype d ('long int' for int64)."""
     return _CPP_NAMES[d.name]
+
+
+_C_INT_NAMES = {"uint8": "uint8_t", "int8": "int8_t", "int16": "int16_t", "int32": "int", "int64": "int64_t"}
+
+
+def check_fits(value, d, c_name=True):
+    """torch's c10::overflows check of a Python number stored into integer dtype d: floats must
+    lie in d's range; ints too, except that unsigned types take negatives down to -max, which
+    wrap (uint8: -1 -> 255). Raises torch's RuntimeError, naming the C type (full, fill_) or the
+    dtype (torch.tensor)."""
+    if d._category != 1 or isinstance(value, bool):
+        return
+    info = np.iinfo(d.np)
+    if isinstance(value, float):
+        bad = not (info.min <= value <= info.max)  # nan and the infinities too
+    elif d.is_signed:
+        bad = not info.min <= value <= info.max
+    else:
+        bad = value > info.max or -value > info.max
+    if bad:
+        name = _C_INT_NAMES[d.name] if c_name else d.name
+        raise RuntimeError(f"value cannot be converted to type {name} without overflow")
 
 
 def get_default_dtype():
@@ -52,11 +105,14 @@ def set_default_dtype(d):
 
 def from_numpy_dtype(npd):
     try:
-        return _BY_NP[npd]
+        d = _BY_NP[npd]
+        if d.__class__ is _SmallDtype:  # an array of a small dtype enters: the backends must handle it
+            _activate_small()
+        return d
     except KeyError:
         raise TypeError(
             f"minigrad does not support the NumPy dtype {np.dtype(npd)}; supported: "
-            "float32, float64, int64, int32, bool") from None
+            "float32, float64, float16, int64, int32, int16, int8, uint8, bool") from None
 
 
 def to_dtype(d):
@@ -80,6 +136,8 @@ def promote_types(a, b):
         return a
     if a._category != b._category:
         return a if a._category > b._category else b
+    if a.itemsize == b.itemsize and a.is_signed != b.is_signed:
+        return int16  # uint8 with int8: the smallest type that holds both ranges, as torch
     return a if a.itemsize >= b.itemsize else b
 
 
@@ -113,3 +171,124 @@ def result_type(a, b):
         if result is None or d._category > result._category:
             result = d
     return result
+
+
+# ---- torch.finfo, torch.iinfo, torch.can_cast ------------------------------------------------
+
+_NO_TYPE = object()  # finfo() without an argument: the default dtype
+
+
+def _dtype_arg(fn, value, name="type", position=1):
+    """value if it is a dtype, else torch's argument error for fn."""
+    if not isinstance(value, dtype):
+        from ._arg_errors import type_name
+        raise TypeError(f"{fn}(): argument '{name}' (position {position}) must be minigrad.dtype, "
+                        f"not {type_name(value)}")
+    return value
+
+
+def _one_type(fn, args, kwargs, optional):
+    """The dtype argument of finfo(type) / iinfo(type), with torch's errors for the rest."""
+    if len(args) > 1:
+        if not optional:
+            raise TypeError(f"{fn}() takes 1 positional argument but {len(args)} were given")
+        from ._arg_errors import type_name
+        got = ", ".join(type_name(a) for a in args)
+        raise TypeError(f"{fn}() received an invalid combination of arguments - got ({got}), "
+                        "but expected one of:\n * (minigrad.dtype type)\n * ()\n")
+    if not args and "type" not in kwargs:
+        if optional and not kwargs:
+            return _DEFAULT_FLOAT
+        raise TypeError(f'{fn}() missing 1 required positional arguments: "type"')
+    extra = [k for k in kwargs if k != "type" or args]
+    if extra:
+        raise TypeError(f"{fn}() got an unexpected keyword argument '{extra[0]}'")
+    return _dtype_arg(fn, args[0] if args else kwargs["type"])
+
+
+class _TypeInfo:
+    """What finfo and iinfo share: read-only attributes, equality by dtype, torch's repr."""
+    __slots__ = ("_dtype", "bits", "min", "max")
+    _shown = ("min", "max")
+
+    def __setattr__(self, name, value):
+        raise AttributeError(f"attribute '{name}' of 'minigrad.{type(self).__name__}' objects is not writable")
+
+    def _set(self, **values):
+        for k, v in values.items():
+            object.__setattr__(self, k, v)
+
+    @property
+    def dtype(self):
+        return self._dtype.name  # a string, as torch's ('float32')
+
+    def __eq__(self, other):
+        if type(other) is not type(self):
+            return False
+        return self._dtype is other._dtype
+
+    def __ne__(self, other):
+        return not self == other
+
+    __hash__ = None  # as torch's: unhashable
+
+    def __repr__(self):
+        fields = ", ".join(f"{k}={getattr(self, k):g}" for k in self._shown)
+        return f"{type(self).__name__}({fields}, dtype={self.dtype})"
+
+    __str__ = __repr__
+
+
+class finfo(_TypeInfo):
+    """torch.finfo(type=default dtype): the numerical properties of a floating point dtype."""
+    __slots__ = ("eps", "tiny", "smallest_normal", "resolution")
+    _shown = ("resolution", "min", "max", "eps", "smallest_normal", "tiny")
+
+    def __init__(self, *args, **kwargs):
+        d = _one_type("finfo", args, kwargs, optional=True)
+        if not d.is_floating_point:
+            raise TypeError("minigrad.finfo() requires a floating point input type. Use minigrad.iinfo to "
+                            "handle 'minigrad.finfo'")
+        info = np.finfo(d.np)
+        self._set(_dtype=d, bits=int(info.bits), eps=float(info.eps), max=float(info.max), min=float(info.min),
+                  tiny=float(info.smallest_normal), smallest_normal=float(info.smallest_normal),
+                  resolution=float(10.0 ** -info.precision))
+
+
+class iinfo(_TypeInfo):
+    """torch.iinfo(type): the range of an integer dtype."""
+    __slots__ = ()
+
+    def __init__(self, *args, **kwargs):
+        d = _one_type("iinfo", args, kwargs, optional=False)
+        if d is bool_:
+            raise TypeError("minigrad.bool is not supported by minigrad.iinfo")
+        if d._category != 1:
+            raise TypeError("minigrad.iinfo() requires an integer input type. Use minigrad.finfo to handle "
+                            "'minigrad.iinfo'")
+        info = np.iinfo(d.np)
+        self._set(_dtype=d, bits=int(info.bits), max=int(info.max), min=int(info.min))
+
+
+finfo.__module__ = iinfo.__module__ = "minigrad"
+
+
+def can_cast(*args, **kwargs):
+    """torch.can_cast(from_, to): whether torch's casting rules allow from_ -> to in an op's output
+    (no floating point to integer, no number to bool)."""
+    names = ("from_", "to")
+    if len(args) > 2:
+        raise TypeError(f"can_cast() takes 2 positional arguments but {len(args)} were given")
+    bound = dict(zip(names, args))
+    bound.update((k, v) for k, v in kwargs.items() if k in names and k not in bound)
+    for position, name in enumerate(names, 1):
+        if name in bound:
+            _dtype_arg("can_cast", bound[name], name, position)
+    missing = [n for n in names if n not in bound]
+    if missing:  # torch's parser words it so: "1 ... arguments", "2 ... argument"
+        raise TypeError(f"can_cast() missing {len(missing)} required positional argument"
+                        f"{'s' if len(missing) == 1 else ''}: " + ", ".join(f'"{n}"' for n in missing))
+    extra = [k for k in kwargs if k not in names or names.index(k) < len(args)]
+    if extra:
+        raise TypeError(f"can_cast() got an unexpected keyword argument '{extra[0]}'")
+    return bound["from_"]._category <= bound["to"]._category

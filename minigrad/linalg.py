@@ -1,5 +1,5 @@
-"""torch.linalg: the subset minigrad has. vector_norm (any ord), matrix_norm and norm (every
-ord: 'fro', 'nuc', 1, -1, 2, -2, inf, -inf; 2, -2 and 'nuc' through svdvals), cross, and the
+"""torch.linalg: all of its real-valued API but ldl_factor(_ex) / ldl_solve. vector_norm (any
+ord), matrix_norm and norm (every ord: 'fro', 'nuc', 1, -1, 2, -2, inf, -inf; 2, -2 and 'nuc' through svdvals), cross, and the
 orthogonal factorizations of ops/linalg_eig.py (eigh, eigvalsh, svd, svdvals, qr) with pinv,
 matrix_rank and cond."""
 from .ops.math_more import linalg_cross as cross  # noqa: F401
@@ -9,6 +9,9 @@ from .ops.tensor_extras import multi_dot, matrix_power  # noqa: F401
 # the LU and Cholesky families (ops/linalg_factor.py; kernels/linalg.cu on CUDA)
 from .ops.linalg_factor import (lu_factor, lu_factor_ex, lu, lu_solve, inv, inv_ex, det, slogdet, solve,  # noqa: F401
                                 solve_ex, cholesky, cholesky_ex, solve_triangular, _LinAlgError as LinAlgError)
+# matrix_exp, lstsq, householder_product and the small compositions (ops/linalg_more.py)
+from .ops.linalg_more import (matrix_exp, lstsq, vecdot, diagonal, vander, matmul, tensorinv,  # noqa: F401
+                              tensorsolve, householder_product)
 from .ops import reduce as _reduce
 from .tensor import Tensor
 

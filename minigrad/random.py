@@ -18,18 +18,14 @@ __all__ = ["get_rng_state", "set_rng_state", "manual_seed", "seed", "initial_see
 
 
 def _encode_pcg(rng):
-    """40 bytes: the 128-bit state and increment of a PCG64 generator, and its cached 32 bits."""
-    st = rng.bit_generator.state
-    s = st["state"]
-    return (int(s["state"]).to_bytes(16, "little") + int(s["inc"]).to_bytes(16, "little")
-            + int(st["has_uint32"]).to_bytes(4, "little") + int(st["uinteger"]).to_bytes(4, "little"))
+    """40 bytes: a NumPy PCG64 generator's state (a Generator's own stream)."""
+    from .backends.numpy_backend import _pcg_state
+    return _pcg_state(rng)
 
 
 def _decode_pcg(rng, b):
-    rng.bit_generator.state = {
-        "bit_generator": "PCG64",
-        "state": {"state": int.from_bytes(b[0:16], "little"), "inc": int.from_bytes(b[16:32], "little")},
-        "has_uint32": int.from_bytes(b[32:36], "little"), "uinteger": int.from_bytes(b[36:40], "little")}
+    from .backends.numpy_backend import _set_pcg_state
+    _set_pcg_state(rng, b)
 
 
 def _as_state_tensor(raw):
@@ -62,16 +58,16 @@ def generator_state(gen):
     """Generator.get_state(): for the default generator, the backend's stream as well."""
     raw = _encode_pcg(gen._rng) + int(gen._seed).to_bytes(8, "little")
     if gen is default_generator:
-        from .backends import numpy_backend
-        raw = _encode_pcg(numpy_backend._rng) + raw
+        from .devices import CPU
+        raw = CPU.backend.rng_state() + raw
     return _as_state_tensor(raw)
 
 
 def set_generator_state(gen, new_state):
     if gen is default_generator:
-        from .backends import numpy_backend
+        from .devices import CPU
         raw = _state_bytes(new_state, _CPU_SIZE, "CPUGeneratorImplState")
-        _decode_pcg(numpy_backend._rng, raw[:40])
+        CPU.backend.set_rng_state(raw[:40])
         raw = raw[40:]
     else:
         raw = _state_bytes(new_state, _GEN_SIZE, "CPUGeneratorImplState")

@@ -343,7 +343,9 @@ class _Decoder:
             if host.dtype.name != dtype or list(host.shape) != shape:
                 raise _Damaged(f"the array {spec['array']!r} is {host.dtype.name} {list(host.shape)}, but "
                                f"the index says {dtype} {shape}")
-            if host.dtype.newbyteorder("=") not in _dt._BY_NP:
+            if host.dtype.newbyteorder("=") in _dt._BY_NP:
+                _dt.from_numpy_dtype(host.dtype.newbyteorder("="))  # (a small dtype switches on its wrappers)
+            else:
                 raise _Damaged(f"the array {spec['array']!r} has dtype {host.dtype}, which minigrad tensors "
                                "cannot hold")
             try:

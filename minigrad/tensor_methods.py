@@ -853,3 +853,23 @@ _tensor_more.install(Tensor)
 # ---- sampling (ops/random_ops.py): bernoulli, multinomial, random_, exponential_, geometric_, ...
 from .ops import random_ops as _random_ops  # noqa: E402
 _random_ops.install(Tensor)
+
+# ---- matrix_exp, geqrf, orgqr, ormqr (ops/linalg_more.py)
+from .ops import linalg_more as _linalg_more  # noqa: E402
+_linalg_more.install(Tensor)
+
+# ---- the small dtypes' conversions: byte() (uint8), char() (int8), short() (int16), half() (float16)
+from . import dtypes as _small_dt  # noqa: E402
+
+
+def _cast_method(name, d):
+    def method(self):
+        return self.to(d)
+    method.__name__ = method.__qualname__ = name
+    method.__doc__ = f"self.{name}() is self.to(minigrad.{d.name})."
+    return method
+
+
+for _name, _d in (("byte", _small_dt.uint8), ("char", _small_dt.int8), ("short", _small_dt.int16),
+                  ("half", _small_dt.float16)):
+    setattr(Tensor, _name, _cast_method(_name, _d))

@@ -1298,6 +1298,36 @@ def seed_case(prim, *args):
     return check
 
 
+def rng_state_case(prim, *args):
+    """rng_state, then draws; after set_rng_state(that state) the same draws come again."""
+    @custom(prim)
+    def check(be, f):
+        draw = lambda: be.to_numpy(getattr(be, prim)(*args)).copy()  # noqa: E731
+        be.seed(99)
+        be.rand((7,), F32)  # somewhere inside the stream, not at a seed
+        state = be.rng_state()
+        assert isinstance(state, bytes)
+        first = draw()
+        be.randn((3,), F64)
+        be.set_rng_state(state)
+        np.testing.assert_array_equal(draw(), first)
+        be.set_rng_state(state)  # a state can be restored again
+        np.testing.assert_array_equal(draw(), first)
+        assert not np.array_equal(draw(), first), "the stream did not move on after the restored draws"
+    return check
+
+
+@custom("raises-not-a-state")
+def set_rng_state_rejects(be, f):
+    for bad in (b"", b"x" * 3, "text", None):
+        with pytest.raises(ValueError):
+            f(bad)
+
+
+_RNG_STATE_CASES = [rng_state_case("rand", (50,), F32), rng_state_case("randn", (4, 5), F64),
+                    rng_state_case("randint", 0, 1000, (50,), I64)]
+
+
 # ---- custom checks -----------------------------------------------------------------------
 
 def empty_case(shape, dtype):
@@ -1776,6 +1806,8 @@ TABLE = {
                                            (0, 5, (1000,), F32), (0, 3, (0,), I64))],
     "seed": [seed_case("rand", (50,), F32), seed_case("randn", (4, 5), F64),
              seed_case("randint", 0, 1000, (50,), I64)],
+    "rng_state": _RNG_STATE_CASES,
+    "set_rng_state": _RNG_STATE_CASES + [set_rng_state_rejects],
     "poisson": [poisson_case(s, d) for s, d in (((2, 3), F32), ((), F64), ((0,), F32), ((5000,), F64),
                                                 ((100, 60), F32))],
     "astype": [out(x23, F64, ref=lambda a, d: a, dtype=F64),

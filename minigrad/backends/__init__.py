@@ -9,6 +9,10 @@ PRIMITIVES = (
     # creation and transfer
     "asarray", "to_numpy", "empty", "zeros", "ones", "full", "arange", "linspace", "eye",
     "rand", "randn", "randint", "seed", "astype", "copy",
+    # rng_state() -> bytes: a snapshot of the generator rand/randn/randint/poisson draw from;
+    # set_rng_state(state) restores one, so the draws that followed it come again (CUDA: taking
+    # a snapshot reseeds the generator, reproducibly, as CuPy cannot report its position)
+    "rng_state", "set_rng_state",
     # poisson(lam): Poisson counts drawn with the backend's generator for a float array of finite
     # rates >= 0, in lam's dtype and shape
     "poisson",

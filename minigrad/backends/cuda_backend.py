@@ -131,6 +131,9 @@ class CudaBackend:
         self._rng = cp.random.RandomState()
         with self.device:
             self.sm_count = self.device.attributes["MultiProcessorCount"]
+        from . import PRIMITIVES
+        from .small_dtypes import install
+        install(self, PRIMITIVES)  # float16 and 8/16-bit integers compute in float32 / int32
 
     # ---- launching ----------------------------------------------------------------------
     def _launch(self, filename, kname, grid, block, args, shared_mem=0):
@@ -169,6 +172,20 @@ class CudaBackend:
     def seed(self, s):
         with self.device:
             self._rng = cp.random.RandomState(s)
+
+    # CuPy's generator cannot report where it is in its stream: the state is taken by reseeding
+    # the generator with a seed drawn from it (deterministic, given the state before), and is that
+    # seed with offset 0, 16 bytes as torch's Philox state; restoring it restarts there.
+    def rng_state(self):
+        with self.device:
+            s = int(self._rng.randint(0, 1 << 62, (), dtype=np.int64))
+        self.seed(s)
+        return s.to_bytes(8, "little") + bytes(8)
+
+    def set_rng_state(self, state):
+        if not isinstance(state, (bytes, bytearray)) or len(state) != 16:
+            raise ValueError("set_rng_state expects the 16 bytes rng_state() returned")
+        self.seed(int.from_bytes(bytes(state[:8]), "little"))
 
     def asarray(self, data, dtype=None):
         with self.device:

@@ -21,6 +21,31 @@ def seed(s):
     _rng = np.random.default_rng(s)
 
 
+def _pcg_state(rng):
+    """40 bytes: the 128-bit state and increment of the PCG64 generator rng, and its cached 32 bits."""
+    st = rng.bit_generator.state
+    s = st["state"]
+    return (int(s["state"]).to_bytes(16, "little") + int(s["inc"]).to_bytes(16, "little")
+            + int(st["has_uint32"]).to_bytes(4, "little") + int(st["uinteger"]).to_bytes(4, "little"))
+
+
+def _set_pcg_state(rng, b):
+    rng.bit_generator.state = {
+        "bit_generator": "PCG64",
+        "state": {"state": int.from_bytes(b[0:16], "little"), "inc": int.from_bytes(b[16:32], "little")},
+        "has_uint32": int.from_bytes(b[32:36], "little"), "uinteger": int.from_bytes(b[36:40], "little")}
+
+
+def rng_state():
+    return _pcg_state(_rng)
+
+
+def set_rng_state(state):
+    if not isinstance(state, (bytes, bytearray)) or len(state) != 40:
+        raise ValueError("set_rng_state expects the 40 bytes rng_state() returned")
+    _set_pcg_state(_rng, bytes(state))
+
+
 def asarray(data, dtype=None):
     # copy: the tensor owns its memory unless from_numpy asked for sharing
     return np.array(data, dtype=dtype)
@@ -77,6 +102,9 @@ def _draw(rng, kind, shape, dtype, low=0, high=None):
     """Draws from the NumPy Generator rng: "uniform" in [0, 1) (in dtype, so a float32 draw never
     rounds up to 1), "normal", or "integers" in [low, high). rand, randn and randint draw from the
     global generator; a minigrad.Generator passed as generator= draws from its own."""
+    if np.dtype(dtype) == np.float16 and kind != "integers":  # drawn in float32; uniform on half's grid
+        r = _draw(rng, kind, shape, np.float32)
+        return (np.floor(r * 2048) / 2048 if kind == "uniform" else r).astype(np.float16)
     if kind == "uniform":
         return rng.random(shape, dtype=dtype)
     if kind == "normal":
@@ -1049,3 +1077,9 @@ def col2im(cols, spatial, k, dil, pads, stride, out):
 
 def ascontiguous(a):
     return a if a.flags.c_contiguous else a.copy(order="C")
+
+
+# float16 and the 8/16-bit integers compute in float32 / int32 (see small_dtypes.py)
+from . import PRIMITIVES as _PRIMITIVES  # noqa: E402
+from .small_dtypes import install as _install_small_dtypes  # noqa: E402
+_install_small_dtypes(globals(), _PRIMITIVES)

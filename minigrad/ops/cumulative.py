@@ -134,7 +134,7 @@ def cumulative(name, a, dim, dtype=None):
 
 
 # torch's C++ names of the dtypes, in its message for an in-place call given another dtype
-_CNAMES = {"float32": "float", "float64": "double", "int64": "long int", "int32": "int", "bool": "bool"}
+from ..dtypes import _CPP_NAMES as _CNAMES  # noqa: E402  (torch's C++ names: 'long int', 'c10::Half')
 _MISSING = object()
 
 

@@ -70,8 +70,13 @@ def normalize_index(a, index):
                 raise RuntimeError(f"indices should be either on cpu or on the same device as the indexed "
                                    f"tensor ({a._device})")
             kind = item._data.dtype.kind
-            if kind == "f":
+            if kind == "f" or item._data.dtype.name in ("int8", "int16"):
                 raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
+            if kind == "u":  # a byte tensor is a mask, as torch still reads it
+                import warnings
+                warnings.warn(f"indexing with dtype {item.dtype} is now deprecated, please use a dtype "
+                              "minigrad.bool instead.", UserWarning, stacklevel=4)
+                item, kind = item.bool(), "b"
             if item._data.ndim == 0 and kind in "iu":
                 out.append(int(item.item()))
                 continue

@@ -151,7 +151,7 @@ def is_same_size(input, other):
 
 
 def is_signed(input):
-    return _tensor(input, "is_signed").dtype.name != "bool"
+    return _tensor(input, "is_signed").dtype.is_signed
 
 
 # ---- shapes ----------------------------------------------------------------------------------------

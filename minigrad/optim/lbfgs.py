@@ -1,129 +1,189 @@
-"""L-BFGS: quasi-Newton steps from a limited history of gradient differences, with torch's optional
-strong-Wolfe line search.
+"""L-BFGS: quasi-Newton steps built from the last few (step, gradient change) pairs, with an
+optional line search for a step length satisfying the strong Wolfe conditions.
 
-The vectors (the flat gradient, the direction, the history) are Tensors on the parameters' device,
-so their arithmetic runs on that backend's primitives; the scalars the algorithm branches on (dot
-products, step lengths) are 0-d Tensors or Python floats exactly where torch's are, so that the
-float32/float64 rounding of every step follows torch's.
+Notation used below: s_k = x_{k+1} - x_k (a step), y_k = g_{k+1} - g_k (the gradient's change),
+rho_k = 1 / (y_k . s_k). The inverse Hessian is approximated implicitly from the stored pairs
+(Nocedal & Wright, Numerical Optimization, algorithm 7.4, the "two-loop recursion"), starting
+from the scaled identity gamma I with gamma = (s . y) / (y . y) of the newest pair.
+
+The state keeps torch's names and layout (it is the whole optimizer's, stored under the first
+parameter): func_evals, n_iter, d (direction), t (step length), old_dirs (the y_k), old_stps (the
+s_k), ro (the rho_k), H_diag (gamma), prev_flat_grad, prev_loss and al (the two-loop's scratch
+coefficients). Vectors are Tensors on the parameters' device; the scalars the algorithm branches
+on stay 0-d Tensors or Python numbers exactly where torch's do, so that float32/float64 rounding,
+and therefore every decision of the search, follows torch's.
 """
 from ..autograd.grad_mode import enable_grad, no_grad
 from ..ops.join import cat as _cat
 from .optimizer import Optimizer, _check_scalar_tensor, _scalar
 
+# the line search's own defaults (the optimizer's tolerance_change is not passed down to it)
+_ARMIJO_C1 = 1e-4
+_CURVATURE_C2 = 0.9
+_SEARCH_INTERVAL_TOL = 1e-9
+# a (s, y) pair is remembered only if its curvature y . s is clearly positive
+_MIN_CURVATURE = 1e-10
 
-def _cubic_interpolate(x1, f1, g1, x2, f2, g2, bounds=None):
-    """The minimizer of the cubic through (x1, f1, g1) and (x2, f2, g2), clipped to bounds."""
-    if bounds is not None:
-        xmin_bound, xmax_bound = bounds
+
+# ---- the line search ---------------------------------------------------------------------------------
+
+def _cubic_minimizer(ta, fa, slope_a, tb, fb, slope_b, bounds=None):
+    """Minimize the cubic matching the values and slopes at two step lengths, clamped to bounds
+    (by default the interval between them); with no real minimizer, the middle of the bounds."""
+    if bounds is None:
+        bounds = (ta, tb) if ta <= tb else (tb, ta)
+    lower, upper = bounds
+    theta = slope_a + slope_b - 3 * (fa - fb) / (ta - tb)
+    disc = theta ** 2 - slope_a * slope_b
+    if not disc >= 0:
+        return (lower + upper) / 2.0
+    root = disc.sqrt()
+    # the stationary point with positive curvature (Nocedal & Wright eq. 3.59), measured back from
+    # the right-hand end of the interval
+    if ta <= tb:
+        t = tb - (tb - ta) * ((slope_b + root - theta) / (slope_b - slope_a + 2 * root))
     else:
-        xmin_bound, xmax_bound = (x1, x2) if x1 <= x2 else (x2, x1)
-    d1 = g1 + g2 - 3 * (f1 - f2) / (x1 - x2)
-    d2_square = d1 ** 2 - g1 * g2
-    if d2_square >= 0:
-        d2 = d2_square.sqrt()
-        if x1 <= x2:
-            min_pos = x2 - (x2 - x1) * ((g2 + d2 - d1) / (g2 - g1 + 2 * d2))
-        else:
-            min_pos = x1 - (x1 - x2) * ((g1 + d2 - d1) / (g1 - g2 + 2 * d2))
-        return min(max(min_pos, xmin_bound), xmax_bound)
-    return (xmin_bound + xmax_bound) / 2.0
+        t = ta - (ta - tb) * ((slope_a + root - theta) / (slope_a - slope_b + 2 * root))
+    if lower > t:
+        t = lower
+    if upper < t:
+        t = upper
+    return t
 
 
-def _strong_wolfe(obj_func, x, t, d, f, g, gtd, c1=1e-4, c2=0.9, tolerance_change=1e-9, max_ls=25):
-    """torch's line search for a step t along d satisfying the strong Wolfe conditions: returns
-    (f_new, g_new, t, function evaluations)."""
-    d_norm = d.abs().max()
-    g = g.clone()
-    f_new, g_new = obj_func(x, t, d)
-    ls_func_evals = 1
-    gtd_new = g_new.dot(d)
+class _Trial:
+    """A step length the line search evaluated: the loss and gradient there, and the slope g . d."""
+    __slots__ = ("t", "f", "g", "slope")
 
-    # bracket an interval holding a point satisfying the conditions
-    t_prev, f_prev, g_prev, gtd_prev = 0, f, g, gtd
-    done = False
-    ls_iter = 0
-    while ls_iter < max_ls:
-        if f_new > (f + c1 * t * gtd) or (ls_iter > 1 and f_new >= f_prev):
-            bracket, bracket_f = [t_prev, t], [f_prev, f_new]
-            bracket_g, bracket_gtd = [g_prev, g_new.clone()], [gtd_prev, gtd_new]
+    def __init__(self, t, f, g, slope):
+        self.t, self.f, self.g, self.slope = t, f, g, slope
+
+
+def _strong_wolfe(evaluate, direction, t, f0, g0, slope0, budget):
+    """A step length along `direction` with sufficient decrease (Armijo) and a small enough slope
+    (strong curvature condition), by bracketing then zooming with cubic interpolation (Nocedal &
+    Wright, algorithms 3.5 and 3.6). evaluate(t) gives (loss, flat gradient) at x + t d; at most
+    `budget` evaluations follow the first. Returns (loss, gradient, t, evaluations)."""
+    scale = direction.abs().max()  # turns an interval of t into a distance in parameter space
+
+    def too_high(trial):
+        return trial.f > (f0 + _ARMIJO_C1 * trial.t * slope0)
+
+    def flat_enough(trial):
+        return abs(trial.slope) <= -_CURVATURE_C2 * slope0
+
+    def probe(step):
+        f, g = evaluate(step)
+        return _Trial(step, f, g, g.dot(direction))
+
+    start = _Trial(0, f0, g0.clone(), slope0)
+    previous, current = start, probe(t)
+    evaluations = 1
+    used = 0
+
+    # 1. extrapolate until [previous, current] must contain an acceptable step
+    ends = None
+    while used < budget:
+        if too_high(current) or (used > 1 and current.f >= previous.f):
+            ends = [previous, current]
             break
-        if abs(gtd_new) <= -c2 * gtd:
-            bracket, bracket_f, bracket_g = [t], [f_new], [g_new]
-            done = True
+        if flat_enough(current):
+            return current.f, current.g, current.t, evaluations
+        if current.slope >= 0:
+            ends = [previous, current]
             break
-        if gtd_new >= 0:
-            bracket, bracket_f = [t_prev, t], [f_prev, f_new]
-            bracket_g, bracket_gtd = [g_prev, g_new.clone()], [gtd_prev, gtd_new]
-            break
-        # interpolate
-        min_step = t + 0.01 * (t - t_prev)
-        max_step = t * 10
-        tmp = t
-        t = _cubic_interpolate(t_prev, f_prev, gtd_prev, t, f_new, gtd_new, bounds=(min_step, max_step))
-        t_prev, f_prev, g_prev, gtd_prev = tmp, f_new, g_new.clone(), gtd_new
-        f_new, g_new = obj_func(x, t, d)
-        ls_func_evals += 1
-        gtd_new = g_new.dot(d)
-        ls_iter += 1
+        # extrapolate, at least a little past the current step and at most ten times it
+        nearest = current.t + 0.01 * (current.t - previous.t)
+        farthest = current.t * 10
+        step = _cubic_minimizer(previous.t, previous.f, previous.slope, current.t, current.f, current.slope,
+                                bounds=(nearest, farthest))
+        previous, current = _Trial(current.t, current.f, current.g.clone(), current.slope), probe(step)
+        evaluations += 1
+        used += 1
+    if used == budget:  # out of evaluations: the better of the start and the last point
+        ends = [start, current]
 
-    if ls_iter == max_ls:  # reached the most iterations
-        bracket, bracket_f, bracket_g = [0, t], [f, f_new], [g, g_new]
+    # 2. shrink the bracket; `best` indexes its end with the lower loss (the first one on ties)
+    def lower_end():
+        return 0 if ends[0].f <= ends[-1].f else 1
 
-    # zoom until the bracket holds a point satisfying the conditions
-    insuf_progress = False
-    low_pos, high_pos = (0, 1) if bracket_f[0] <= bracket_f[-1] else (1, 0)
-    while not done and ls_iter < max_ls:
-        if abs(bracket[1] - bracket[0]) * d_norm < tolerance_change:
+    best = lower_end()
+    stalled = found = False
+    while not found and used < budget:
+        left, right = min(ends[0].t, ends[1].t), max(ends[0].t, ends[1].t)
+        if abs(ends[1].t - ends[0].t) * scale < _SEARCH_INTERVAL_TOL:
             break
-        t = _cubic_interpolate(bracket[0], bracket_f[0], bracket_gtd[0], bracket[1], bracket_f[1], bracket_gtd[1])
-        # keep t away from the bracket's ends unless that made no progress last time
-        eps = 0.1 * (max(bracket) - min(bracket))
-        if min(max(bracket) - t, t - min(bracket)) < eps:
-            if insuf_progress or t >= max(bracket) or t <= min(bracket):
-                if abs(t - max(bracket)) < abs(t - min(bracket)):
-                    t = max(bracket) - eps
-                else:
-                    t = min(bracket) + eps
-                insuf_progress = False
+        step = _cubic_minimizer(ends[0].t, ends[0].f, ends[0].slope, ends[1].t, ends[1].f, ends[1].slope)
+        # a step within a tenth of the interval of an end is accepted once; the next time in a row
+        # (progress is too slow), or when it falls outside, it is moved a tenth inside the interval
+        margin = 0.1 * (right - left)
+        if min(right - step, step - left) < margin:
+            if stalled or step >= right or step <= left:
+                step = right - margin if abs(step - right) < abs(step - left) else left + margin
+                stalled = False
             else:
-                insuf_progress = True
+                stalled = True
         else:
-            insuf_progress = False
+            stalled = False
 
-        f_new, g_new = obj_func(x, t, d)
-        ls_func_evals += 1
-        gtd_new = g_new.dot(d)
-        ls_iter += 1
+        trial = probe(step)
+        evaluations += 1
+        used += 1
+        other = 1 - best
+        if too_high(trial) or trial.f >= ends[best].f:
+            ends[other] = _Trial(trial.t, trial.f, trial.g.clone(), trial.slope)
+            best = lower_end()
+            continue
+        if flat_enough(trial):
+            found = True
+        elif trial.slope * (ends[other].t - ends[best].t) >= 0:
+            ends[other] = ends[best]  # the minimum lies on the other side of the new point
+        ends[best] = _Trial(trial.t, trial.f, trial.g.clone(), trial.slope)
 
-        if f_new > (f + c1 * t * gtd) or f_new >= bracket_f[low_pos]:
-            bracket[high_pos] = t
-            bracket_f[high_pos] = f_new
-            bracket_g[high_pos] = g_new.clone()
-            bracket_gtd[high_pos] = gtd_new
-            low_pos, high_pos = (0, 1) if bracket_f[0] <= bracket_f[1] else (1, 0)
-        else:
-            if abs(gtd_new) <= -c2 * gtd:
-                done = True
-            elif gtd_new * (bracket[high_pos] - bracket[low_pos]) >= 0:
-                bracket[high_pos] = bracket[low_pos]
-                bracket_f[high_pos] = bracket_f[low_pos]
-                bracket_g[high_pos] = bracket_g[low_pos]
-                bracket_gtd[high_pos] = bracket_gtd[low_pos]
-            bracket[low_pos] = t
-            bracket_f[low_pos] = f_new
-            bracket_g[low_pos] = g_new.clone()
-            bracket_gtd[low_pos] = gtd_new
+    chosen = ends[best]
+    return chosen.f, chosen.g, chosen.t, evaluations
 
-    t = bracket[low_pos]
-    return bracket_f[low_pos], bracket_g[low_pos], t, ls_func_evals
+
+# ---- the two-loop recursion ----------------------------------------------------------------------------
+
+def _remember_pair(memory, s, y, history_size):
+    """Add (s, y) to the history if its curvature is positive (dropping the oldest pair when
+    full) and return gamma = s.y / y.y for the initial inverse Hessian; otherwise keep the old."""
+    sy = y.dot(s)
+    if not sy > _MIN_CURVATURE:
+        return memory["H_diag"]
+    y_hist, s_hist, rhos = memory["old_dirs"], memory["old_stps"], memory["ro"]
+    if len(y_hist) == history_size:
+        for history in (y_hist, s_hist, rhos):
+            del history[0]
+    y_hist.append(y)
+    s_hist.append(s)
+    rhos.append(1.0 / sy)
+    return sy / y.dot(y)
+
+
+def _inverse_hessian_times(minus_grad, y_hist, s_hist, rhos, gamma, alphas):
+    """H (-g) for the implicit L-BFGS inverse Hessian H: newest-to-oldest projections, the scaled
+    identity, then oldest-to-newest corrections. alphas (torch's `al`) receives the coefficients."""
+    q = minus_grad
+    for k in reversed(range(len(y_hist))):
+        alphas[k] = s_hist[k].dot(q) * rhos[k]
+        q.add_(y_hist[k], alpha=-alphas[k])
+    r = q.mul(gamma)
+    for k in range(len(y_hist)):
+        beta = y_hist[k].dot(r) * rhos[k]
+        r.add_(s_hist[k], alpha=alphas[k] - beta)
+    return r
+
+
+def _largest_entry(v):
+    return v.abs().max()
 
 
 class LBFGS(Optimizer):
-    """torch.optim.LBFGS, with the same arguments, defaults, state (func_evals, n_iter, d, t,
-    old_dirs, old_stps, ro, H_diag, prev_flat_grad, prev_loss, al, kept under the first parameter)
-    and iterates. One parameter group only; step(closure) needs the closure, which re-evaluates
-    the loss and its gradients.
-    """
+    """torch.optim.LBFGS, with the same arguments, defaults, state and iterates. One parameter
+    group only; step(closure) needs the closure, which re-evaluates the loss and its gradients
+    (it may be called several times per step)."""
 
     def __init__(self, params, lr=1, max_iter=20, max_eval=None, tolerance_grad=1e-7, tolerance_change=1e-9,
                  history_size=100, line_search_fn=None):
@@ -139,183 +199,132 @@ class LBFGS(Optimizer):
         if len(self.param_groups) != 1:
             raise ValueError("LBFGS doesn't support per-parameter options (parameter groups)")
         self._params = self.param_groups[0]["params"]
-        self._numel_cache = None
 
-    def _numel(self):
-        if self._numel_cache is None:
-            self._numel_cache = sum(p.numel() for p in self._params)
-        return self._numel_cache
+    # -- the parameters seen as one flat vector --
 
-    def _gather_flat_grad(self):
-        views = []
+    def _flat_grad(self):
+        """All gradients concatenated (zeros for a parameter without one)."""
+        pieces = [p.new_zeros(p.numel()) if p.grad is None else p.grad.reshape(-1) for p in self._params]
+        return _cat(pieces, 0)
+
+    def _move(self, t, direction):
+        """x += t * direction, the flat direction split back into the parameters' shapes."""
+        start = 0
         for p in self._params:
-            if p.grad is None:
-                views.append(p.new_zeros(p.numel()))
-            else:
-                views.append(p.grad.reshape(-1))
-        return _cat(views, 0)
+            stop = start + p.numel()
+            p.add_(direction[start:stop].view_as(p), alpha=t)
+            start = stop
 
-    def _add_grad(self, step_size, update):
-        offset = 0
-        for p in self._params:
-            numel = p.numel()
-            p.add_(update[offset:offset + numel].view_as(p), alpha=step_size)
-            offset += numel
-        if offset != self._numel():
-            raise AssertionError(f"Expected offset {offset} to equal {self._numel()}")
-
-    def _clone_param(self):
-        return [p.clone() for p in self._params]
-
-    def _set_param(self, params_data):
-        for p, pdata in zip(self._params, params_data, strict=True):
-            p.copy_(pdata)
-
-    def _directional_evaluate(self, closure, x, t, d):
-        self._add_grad(t, d)
+    def _evaluate_at(self, closure, origin, t, direction):
+        """The loss and flat gradient at origin + t * direction; the parameters are put back."""
+        self._move(t, direction)
         loss = float(closure())
-        flat_grad = self._gather_flat_grad()
-        self._set_param(x)
-        return loss, flat_grad
+        grad = self._flat_grad()
+        for p, saved in zip(self._params, origin, strict=True):
+            p.copy_(saved)
+        return loss, grad
+
+    # -- the optimization --
 
     def step(self, closure):
         """Perform one optimization step (up to max_iter iterations); returns the closure's first loss."""
         with no_grad():
-            return self._step(closure)
+            return self._run(enable_grad()(closure))
 
-    def _step(self, closure):
-        if len(self.param_groups) != 1:
+    def _run(self, closure):
+        if len(self.param_groups) != 1:  # (a group added after construction)
             raise AssertionError(f"Expected exactly one param_group, but got {len(self.param_groups)}")
-        closure = enable_grad()(closure)
-
         group = self.param_groups[0]
         lr = _scalar(group["lr"])
         max_iter, max_eval = group["max_iter"], group["max_eval"]
         tolerance_grad, tolerance_change = group["tolerance_grad"], group["tolerance_change"]
         line_search_fn, history_size = group["line_search_fn"], group["history_size"]
 
-        # the state lives under the first parameter (it is the whole optimizer's)
         state = self.state[self._params[0]]
         state.setdefault("func_evals", 0)
         state.setdefault("n_iter", 0)
 
-        orig_loss = closure()
-        loss = float(orig_loss)
-        current_evals = 1
+        first_loss = closure()
+        loss = float(first_loss)
         state["func_evals"] += 1
+        evals_this_step = 1
+        grad = self._flat_grad()
+        if _largest_entry(grad) <= tolerance_grad:  # already at a stationary point
+            return first_loss
 
-        flat_grad = self._gather_flat_grad()
-        opt_cond = flat_grad.abs().max() <= tolerance_grad
-        if opt_cond:  # already optimal
-            return orig_loss
+        # carried over from the previous call (all None on the first one)
+        d, t = state.get("d"), state.get("t")
+        prev_grad, prev_loss = state.get("prev_flat_grad"), state.get("prev_loss")
+        work = {key: state.get(key) for key in ("old_dirs", "old_stps", "ro", "H_diag")}
 
-        d = state.get("d")
-        t = state.get("t")
-        old_dirs = state.get("old_dirs")
-        old_stps = state.get("old_stps")
-        ro = state.get("ro")
-        H_diag = state.get("H_diag")
-        prev_flat_grad = state.get("prev_flat_grad")
-        prev_loss = state.get("prev_loss")
-
-        n_iter = 0
-        while n_iter < max_iter:
-            n_iter += 1
+        for iteration in range(1, max_iter + 1):
             state["n_iter"] += 1
+            first_ever = state["n_iter"] == 1
 
-            # the descent direction
-            if state["n_iter"] == 1:
-                d = flat_grad.neg()
-                old_dirs, old_stps, ro = [], [], []
-                H_diag = 1
+            if first_ever:  # steepest descent, with an empty history
+                d = grad.neg()
+                work.update(old_dirs=[], old_stps=[], ro=[], H_diag=1)
             else:
-                # the L-BFGS update (with the gradient difference y and the step s)
-                y = flat_grad.sub(prev_flat_grad)
-                s = d.mul(t)
-                ys = y.dot(s)
-                if ys > 1e-10:
-                    if len(old_dirs) == history_size:  # shift the history
-                        old_dirs.pop(0)
-                        old_stps.pop(0)
-                        ro.pop(0)
-                    old_dirs.append(y)
-                    old_stps.append(s)
-                    ro.append(1.0 / ys)
-                    H_diag = ys / y.dot(y)
-
-                # the two-loop recursion: d = -H g
-                num_old = len(old_dirs)
+                work["H_diag"] = _remember_pair(work, d.mul(t), grad.sub(prev_grad), history_size)
                 if "al" not in state:
                     state["al"] = [None] * history_size
-                al = state["al"]
-                q = flat_grad.neg()
-                for i in range(num_old - 1, -1, -1):
-                    al[i] = old_stps[i].dot(q) * ro[i]
-                    q.add_(old_dirs[i], alpha=-al[i])
-                d = r = q.mul(H_diag)
-                for i in range(num_old):
-                    be_i = old_dirs[i].dot(r) * ro[i]
-                    r.add_(old_stps[i], alpha=al[i] - be_i)
+                d = _inverse_hessian_times(grad.neg(), work["old_dirs"], work["old_stps"], work["ro"],
+                                           work["H_diag"], state["al"])
 
-            if prev_flat_grad is None:
-                prev_flat_grad = flat_grad.clone()
+            if prev_grad is None:
+                prev_grad = grad.clone()
             else:
-                prev_flat_grad.copy_(flat_grad)
+                prev_grad.copy_(grad)
             prev_loss = loss
 
-            # the step length (the first one scaled by the gradient's size)
-            if state["n_iter"] == 1:
-                t = min(1.0, 1.0 / flat_grad.abs().sum()) * lr
+            # the first step ever is scaled down by the gradient's l1 norm (min(1, 1/|g|_1) * lr)
+            if first_ever:
+                inv_l1 = 1.0 / grad.abs().sum()
+                t = (inv_l1 if inv_l1 < 1.0 else 1.0) * lr
             else:
                 t = lr
 
-            gtd = flat_grad.dot(d)  # the directional derivative
-            if gtd > -tolerance_change:
+            slope = grad.dot(d)
+            if slope > -tolerance_change:  # not a descent direction any more
                 break
 
-            ls_func_evals = 0
-            if line_search_fn is not None:
+            if line_search_fn is None:
+                # a fixed step; the gradient there is needed only if another iteration follows
+                self._move(t, d)
+                new_evals = 0
+                converged = False
+                if iteration != max_iter:
+                    loss = float(closure())
+                    grad = self._flat_grad()
+                    converged = _largest_entry(grad) <= tolerance_grad
+                    new_evals = 1
+            else:
                 if line_search_fn != "strong_wolfe":
                     raise RuntimeError("only 'strong_wolfe' is supported")
-                x_init = self._clone_param()
+                origin = [p.clone() for p in self._params]
 
-                def obj_func(x, t, d):
-                    return self._directional_evaluate(closure, x, t, d)
+                def evaluate(step, origin=origin, direction=d):
+                    return self._evaluate_at(closure, origin, step, direction)
 
-                loss, flat_grad, t, ls_func_evals = _strong_wolfe(obj_func, x_init, t, d, loss, flat_grad, gtd,
-                                                                  max_ls=max_eval - current_evals)
-                self._add_grad(t, d)
-                opt_cond = flat_grad.abs().max() <= tolerance_grad
-            else:
-                # a fixed step, and the gradient there unless this is the last iteration
-                self._add_grad(t, d)
-                if n_iter != max_iter:
-                    loss = float(closure())
-                    flat_grad = self._gather_flat_grad()
-                    opt_cond = flat_grad.abs().max() <= tolerance_grad
-                    ls_func_evals = 1
+                loss, grad, t, new_evals = _strong_wolfe(evaluate, d, t, loss, grad, slope,
+                                                         max_eval - evals_this_step)
+                self._move(t, d)
+                converged = _largest_entry(grad) <= tolerance_grad
 
-            current_evals += ls_func_evals
-            state["func_evals"] += ls_func_evals
+            evals_this_step += new_evals
+            state["func_evals"] += new_evals
 
-            # the stopping conditions
-            if n_iter == max_iter:
+            if iteration == max_iter or evals_this_step >= max_eval or converged:
                 break
-            if current_evals >= max_eval:
+            if _largest_entry(d.mul(t)) <= tolerance_change:  # the step no longer moves x
                 break
-            if opt_cond:
-                break
-            if d.mul(t).abs().max() <= tolerance_change:
-                break
-            if abs(loss - prev_loss) < tolerance_change:
+            if abs(loss - prev_loss) < tolerance_change:  # nor the loss
                 break
 
         state["d"] = d
         state["t"] = t
-        state["old_dirs"] = old_dirs
-        state["old_stps"] = old_stps
-        state["ro"] = ro
-        state["H_diag"] = H_diag
-        state["prev_flat_grad"] = prev_flat_grad
+        for key in ("old_dirs", "old_stps", "ro", "H_diag"):
+            state[key] = work[key]
+        state["prev_flat_grad"] = prev_grad
         state["prev_loss"] = prev_loss
-        return orig_loss
+        return first_loss

@@ -758,7 +758,7 @@ class Module:
         return self._apply(lambda t: t.double() if t.is_floating_point() else t)
 
     def half(self):
-        raise TypeError("half(): minigrad has no float16 dtype; use float() or double()")
+        return self._apply(lambda t: t.half() if t.is_floating_point() else t)
 
     def bfloat16(self):
         raise TypeError("bfloat16(): minigrad has no bfloat16 dtype; use float() or double()")

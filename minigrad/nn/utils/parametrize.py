@@ -1,10 +1,17 @@
-"""minigrad.nn.utils.parametrize: express a parameter or buffer as a function of other tensors,
-as torch.nn.utils.parametrize.
+"""minigrad.nn.utils.parametrize: a parameter or buffer computed from other tensors, as
+torch.nn.utils.parametrize.
 
-register_parametrization moves `module.weight` to `module.parametrizations.weight.original`
-and swaps the module's class for a subclass (`ParametrizedLinear`) carrying a property
-`weight` that evaluates the parametrizations on every access (or once per `cached()` block);
-assigning to it goes through the parametrizations' right_inverse."""
+register_parametrization(module, "weight", P) keeps the tensor that is trained (the
+"original") in `module.parametrizations.weight.original` and makes `module.weight` a property
+whose value is P(original), recomputed on every read (once per `cached()` block). Python
+properties live on classes, so the module's class is swapped for a subclass of its own,
+`Parametrized<Class>`, holding them; removing the last parametrization swaps it back.
+
+Several parametrizations registered on one name form a chain, P2(P1(original)), kept in a
+ParametrizationList. Writing `module.weight = value` runs the chain's right_inverse methods
+backwards to find the original that produces value. A right_inverse may also split the tensor
+into several originals (`original0`, `original1`, ...) that the first parametrization takes
+as separate arguments."""
 import collections.abc
 import copyreg
 from contextlib import contextmanager
@@ -19,34 +26,41 @@ __all__ = ["cached", "ParametrizationList", "register_parametrization", "is_para
            "remove_parametrizations", "type_before_parametrizations",
            "transfer_parametrizations_and_params"]
 
-_cache_enabled = 0
-_cache = {}
+# how many cached() blocks are open, and what they have computed: (id(module), name) -> tensor
+_caching_depth = 0
+_cached_values = {}
 
 
 @contextmanager
 def cached():
-    """Within the block, each parametrized tensor is computed once, on first access, and reused."""
-    global _cache, _cache_enabled
-    _cache_enabled += 1
+    """Within the block, each parametrized tensor is computed once, on first access, and reused
+    (blocks nest; the values are dropped when the outermost one ends)."""
+    global _caching_depth
+    _caching_depth += 1
     try:
         yield
     finally:
-        _cache_enabled -= 1
-        if not _cache_enabled:
-            _cache = {}
+        _caching_depth -= 1
+        if _caching_depth == 0:
+            _cached_values.clear()
 
 
-def _register_parameter_or_buffer(module, name, X):
-    if isinstance(X, Parameter):
-        module.register_parameter(name, X)
+def _register_tensor(module, name, tensor):
+    """Register tensor under name as what it is: a Parameter, or else a buffer."""
+    if isinstance(tensor, Parameter):
+        module.register_parameter(name, tensor)
     else:
-        module.register_buffer(name, X)
+        module.register_buffer(name, tensor)
 
 
-def _maybe_set(dest, src):
-    """torch's dest.set_(src): dest (keeping its identity, so optimizers still hold it) takes
-    src's memory, shape and device."""
+def _adopt(dest, src):
+    """dest takes src's values, shape and device but stays the same object (torch's
+    dest.set_(src)), so an optimizer holding dest keeps training the right tensor."""
     dest.data = src
+
+
+def _type_name(obj):
+    return type(obj).__name__
 
 
 class ParametrizationList(ModuleList):
@@ -58,230 +72,252 @@ class ParametrizationList(ModuleList):
             raise ValueError("ParametrizationList requires one or more modules.")
         super().__init__(modules)
         self.unsafe = unsafe
-        original_shape = original.shape
-        original_dtype = original.dtype
+        shape_before, dtype_before = original.shape, original.dtype
+        # what to store: the tensor as seen through the inverses of the chain, where they exist
         with no_grad():
-            new = original
-            for module in reversed(self):
-                if hasattr(module, "right_inverse"):
-                    try:
-                        new = module.right_inverse(new)
-                    except NotImplementedError:
-                        pass
-        if not isinstance(new, Tensor) and not isinstance(new, collections.abc.Sequence):
+            stored = original
+            for parametrization in reversed(self):
+                if not hasattr(parametrization, "right_inverse"):
+                    continue
+                try:
+                    stored = parametrization.right_inverse(stored)
+                except NotImplementedError:
+                    pass
+        self.is_tensor = isinstance(stored, Tensor)
+        if not self.is_tensor and not isinstance(stored, collections.abc.Sequence):
             raise ValueError("'right_inverse' must return a Tensor or a Sequence of tensors (list, tuple...). "
-                             f"Got {type(new).__name__}")
-        self.is_tensor = isinstance(new, Tensor)
-        self.ntensors = 1 if self.is_tensor else len(new)
+                             f"Got {_type_name(stored)}")
+        self.ntensors = 1 if self.is_tensor else len(stored)
         if self.is_tensor:
-            if original.dtype != new.dtype:
-                raise ValueError("When `right_inverse` outputs one tensor, it may not change the dtype.\n"
-                                 f"original.dtype: {original.dtype}\n"
-                                 f"right_inverse(original).dtype: {new.dtype}")
-            if original.device != new.device:
-                raise ValueError("When `right_inverse` outputs one tensor, it may not change the device.\n"
-                                 f"original.device: {original.device}\n"
-                                 f"right_inverse(original).device: {new.device}")
-            with no_grad():
-                _maybe_set(original, new)
-            _register_parameter_or_buffer(self, "original", original)
+            self._store_single(original, stored)
         else:
-            for i, originali in enumerate(new):
-                if not isinstance(originali, Tensor):
-                    raise ValueError("'right_inverse' must return a Tensor or a Sequence of tensors "
-                                     "(list, tuple...). "
-                                     f"Got element {i} of the sequence with type {type(originali).__name__}.")
-                if isinstance(original, Parameter):
-                    originali = Parameter(originali, original.requires_grad)
-                originali.requires_grad_(original.requires_grad)
-                _register_parameter_or_buffer(self, f"original{i}", originali)
-        if not self.unsafe:
-            Z = self()
-            if not isinstance(Z, Tensor):
-                raise ValueError(f"A parametrization must return a tensor. Got {type(Z).__name__}.")
-            if Z.dtype != original_dtype:
-                raise ValueError("Registering a parametrization may not change the dtype of the tensor, "
-                                 "unless `unsafe` flag is enabled.\n"
-                                 f"unparametrized dtype: {original_dtype}\n"
-                                 f"parametrized dtype: {Z.dtype}")
-            if Z.shape != original_shape:
-                raise ValueError("Registering a parametrization may not change the shape of the tensor, "
-                                 "unless `unsafe` flag is enabled.\n"
-                                 f"unparametrized shape: {original_shape}\n"
-                                 f"parametrized shape: {Z.shape}")
+            self._store_parts(original, stored)
+        if not unsafe:
+            self._check_output_matches(shape_before, dtype_before)
+
+    def _store_single(self, original, stored):
+        """`original` keeps its identity (an optimizer may already hold it) and takes the
+        inverted value, which must not change its dtype or device."""
+        if stored.dtype != original.dtype:
+            raise ValueError("When `right_inverse` outputs one tensor, it may not change the dtype.\n"
+                             f"original.dtype: {original.dtype}\n"
+                             f"right_inverse(original).dtype: {stored.dtype}")
+        if stored.device != original.device:
+            raise ValueError("When `right_inverse` outputs one tensor, it may not change the device.\n"
+                             f"original.device: {original.device}\n"
+                             f"right_inverse(original).device: {stored.device}")
+        with no_grad():
+            _adopt(original, stored)
+        _register_tensor(self, "original", original)
+
+    def _store_parts(self, original, parts):
+        """Each part becomes original<i>: a Parameter if the tensor was one, requiring grad
+        as it did."""
+        wants_grad = original.requires_grad
+        as_parameter = isinstance(original, Parameter)
+        for i, part in enumerate(parts):
+            if not isinstance(part, Tensor):
+                raise ValueError("'right_inverse' must return a Tensor or a Sequence of tensors "
+                                 "(list, tuple...). "
+                                 f"Got element {i} of the sequence with type {_type_name(part)}.")
+            if as_parameter:
+                part = Parameter(part, wants_grad)
+            part.requires_grad_(wants_grad)
+            _register_tensor(self, f"original{i}", part)
+
+    def _check_output_matches(self, shape_before, dtype_before):
+        """The chain must give back a tensor of the parametrized tensor's dtype and shape."""
+        result = self()
+        if not isinstance(result, Tensor):
+            raise ValueError(f"A parametrization must return a tensor. Got {_type_name(result)}.")
+        if result.dtype != dtype_before:
+            raise ValueError("Registering a parametrization may not change the dtype of the tensor, "
+                             "unless `unsafe` flag is enabled.\n"
+                             f"unparametrized dtype: {dtype_before}\n"
+                             f"parametrized dtype: {result.dtype}")
+        if result.shape != shape_before:
+            raise ValueError("Registering a parametrization may not change the shape of the tensor, "
+                             "unless `unsafe` flag is enabled.\n"
+                             f"unparametrized shape: {shape_before}\n"
+                             f"parametrized shape: {result.shape}")
+
+    def _originals(self):
+        if self.is_tensor:
+            return [self.original]
+        return [getattr(self, f"original{i}") for i in range(self.ntensors)]
 
     def right_inverse(self, value):
         """Run the right_inverses in reverse registration order and store the result in
         `original` (or `original0`, `original1`, ...), in place."""
         with no_grad():
-            for module in reversed(self):
-                if hasattr(module, "right_inverse"):
-                    value = module.right_inverse(value)
-                else:
-                    raise RuntimeError(f"parametrization {type(module).__name__} does not implement "
+            for parametrization in reversed(self):
+                if not hasattr(parametrization, "right_inverse"):
+                    raise RuntimeError(f"parametrization {_type_name(parametrization)} does not implement "
                                        "right_inverse.")
+                value = parametrization.right_inverse(value)
             if self.is_tensor:
-                if not isinstance(value, Tensor):
-                    raise ValueError(f"`right_inverse` should return a tensor. Got {type(value).__name__}")
-                if value.dtype != self.original.dtype:
-                    raise ValueError(f"The tensor returned by `right_inverse` has dtype {value.dtype} "
-                                     f"while `original` has dtype {self.original.dtype}")
-                _maybe_set(self.original, value)
+                self._assign_single(value)
             else:
-                if not isinstance(value, collections.abc.Sequence):
-                    raise ValueError("'right_inverse' must return a sequence of tensors. "
-                                     f"Got {type(value).__name__}.")
-                if len(value) != self.ntensors:
-                    raise ValueError("'right_inverse' must return a sequence of tensors of length "
-                                     f"{self.ntensors}. Got a sequence of length {len(value)}.")
-                for i, tensor in enumerate(value):
-                    original_i = getattr(self, f"original{i}")
-                    if not isinstance(tensor, Tensor):
-                        raise ValueError("'right_inverse' must return a sequence of tensors "
-                                         f"or reference-type opaques. Got element {i} of type "
-                                         f"{type(tensor).__name__}.")
-                    if original_i.dtype != tensor.dtype:
-                        raise ValueError(f"Tensor {i} returned by `right_inverse` has dtype {tensor.dtype} "
-                                         f"while `original{i}` has dtype {original_i.dtype}")
-                    _maybe_set(original_i, tensor)
+                self._assign_parts(value)
+
+    def _assign_single(self, value):
+        if not isinstance(value, Tensor):
+            raise ValueError(f"`right_inverse` should return a tensor. Got {_type_name(value)}")
+        expected = self.original.dtype
+        if value.dtype != expected:
+            raise ValueError(f"The tensor returned by `right_inverse` has dtype {value.dtype} "
+                             f"while `original` has dtype {expected}")
+        _adopt(self.original, value)
+
+    def _assign_parts(self, parts):
+        if not isinstance(parts, collections.abc.Sequence):
+            raise ValueError("'right_inverse' must return a sequence of tensors. "
+                             f"Got {_type_name(parts)}.")
+        if len(parts) != self.ntensors:
+            raise ValueError("'right_inverse' must return a sequence of tensors of length "
+                             f"{self.ntensors}. Got a sequence of length {len(parts)}.")
+        for i, (part, target) in enumerate(zip(parts, self._originals())):
+            if not isinstance(part, Tensor):
+                raise ValueError("'right_inverse' must return a sequence of tensors "
+                                 f"or reference-type opaques. Got element {i} of type "
+                                 f"{_type_name(part)}.")
+            if part.dtype != target.dtype:
+                raise ValueError(f"Tensor {i} returned by `right_inverse` has dtype {part.dtype} "
+                                 f"while `original{i}` has dtype {target.dtype}")
+            _adopt(target, part)
 
     def forward(self):
-        if self.is_tensor:
-            x = self[0](self.original)
-        else:
-            x = self[0](*(getattr(self, f"original{i}") for i in range(self.ntensors)))
-        curr_idx = 1
-        while hasattr(self, str(curr_idx)):
-            x = self[curr_idx](x)
-            curr_idx += 1
-        return x
+        # the first parametrization takes every original; the rest take one tensor each
+        value = self[0](*self._originals())
+        for later in list(self)[1:]:
+            value = later(value)
+        return value
 
 
-def _inject_new_class(module):
-    """Swap the module's class for a subclass `Parametrized<Name>` that can carry properties."""
-    cls = module.__class__
-
-    def default_deepcopy(self, memo):
-        obj = memo.get(id(self), None)
-        if obj is not None:
-            return obj
-        replica = self.__new__(self.__class__)
-        memo[id(self)] = replica
-        replica.__dict__ = deepcopy(self.__dict__, memo)
-        # the copied registries still name the original as their owner
-        for key in ("_parameters", "_buffers", "_modules"):
-            reg = replica.__dict__.get(key)
-            if reg is not None and hasattr(reg, "_owner"):
-                reg._owner = replica
-        for slot in copyreg._slotnames(self.__class__):
-            if hasattr(self, slot):
-                setattr(replica, slot, deepcopy(getattr(self, slot), memo))
-        return replica
-
-    def getstate(self):
-        raise RuntimeError("Serialization of parametrized modules is only "
-                           "supported through state_dict(). See:\n"
-                           "https://pytorch.org/tutorials/beginner/saving_loading_models.html"
-                           "#saving-loading-a-general-checkpoint-for-inference-and-or-resuming-training")
-
-    dct = {"__getstate__": getstate}
-    if not hasattr(cls, "__deepcopy__"):
-        dct["__deepcopy__"] = default_deepcopy
-    module.__class__ = type(f"Parametrized{cls.__name__}", (cls,), dct)
+def _deepcopy_parametrized(self, memo):
+    """deepcopy for a Parametrized<Class> whose class has none of its own: pickling is refused
+    (__getstate__ raises), so the instance dict (and any slots) are copied directly."""
+    if id(self) in memo:
+        return memo[id(self)]
+    clone = self.__new__(type(self))
+    memo[id(self)] = clone
+    clone.__dict__ = deepcopy(self.__dict__, memo)
+    for slot in copyreg._slotnames(type(self)):
+        if hasattr(self, slot):
+            setattr(clone, slot, deepcopy(getattr(self, slot), memo))
+    return clone
 
 
-def _inject_property(module, tensor_name):
-    """A property `tensor_name` on the module's (parametrized) class."""
+def _refuse_pickling(self):
+    raise RuntimeError("Serialization of parametrized modules is only "
+                       "supported through state_dict(). See:\n"
+                       "https://pytorch.org/tutorials/beginner/saving_loading_models.html"
+                       "#saving-loading-a-general-checkpoint-for-inference-and-or-resuming-training")
+
+
+def _give_own_class(module):
+    """Swap the module's class for a fresh subclass `Parametrized<Name>` that can carry the
+    parametrized properties without touching the original class."""
+    base = type(module)
+    members = {"__getstate__": _refuse_pickling}
+    if not hasattr(base, "__deepcopy__"):
+        members["__deepcopy__"] = _deepcopy_parametrized
+    module.__class__ = type(f"Parametrized{base.__name__}", (base,), members)
+
+
+def _add_property(module, tensor_name):
+    """A property `tensor_name` on the module's own class: reading evaluates the chain (or
+    reuses the value of the open cached() block), writing goes through its right_inverse."""
     if hasattr(module, tensor_name):
         raise AssertionError(f"Module already has an attribute named '{tensor_name}'")
 
-    def get_cached_parametrization(parametrization):
-        key = (id(module), tensor_name)
-        tensor = _cache.get(key)
-        if tensor is None:
-            tensor = parametrization()
-            _cache[key] = tensor
-        return tensor
+    def read(self):
+        chain = self.parametrizations[tensor_name]
+        if not _caching_depth:
+            return chain()
+        key = (id(self), tensor_name)
+        if key not in _cached_values:
+            _cached_values[key] = chain()
+        return _cached_values[key]
 
-    def get_parametrized(self):
-        parametrization = self.parametrizations[tensor_name]
-        if _cache_enabled:
-            return get_cached_parametrization(parametrization)
-        return parametrization()
+    def write(self, value):
+        chain = self.parametrizations[tensor_name]
+        chain.right_inverse(value)
 
-    def set_original(self, value):
-        self.parametrizations[tensor_name].right_inverse(value)
+    setattr(type(module), tensor_name, property(read, write))
 
-    setattr(module.__class__, tensor_name, property(get_parametrized, set_original))
+
+def _check_appended(module, tensor_name, parametrization):
+    """Checks before chaining parametrization after the existing ones on tensor_name: it must
+    keep the current value's dtype and shape, and so must its right_inverse if it has one."""
+    current = getattr(module, tensor_name)
+    result = parametrization(current)
+    if not isinstance(result, Tensor):
+        raise ValueError(f"A parametrization must return a tensor. Got {_type_name(result)}.")
+    if result.dtype != current.dtype:
+        raise ValueError("Registering a parametrization may not change the dtype of the tensor, "
+                         "unless the `unsafe` flag is enabled.\n"
+                         f"module.{tensor_name}.dtype: {current.dtype}\n"
+                         f"parametrization(module.{tensor_name}).dtype: {result.dtype}")
+    if result.shape != current.shape:
+        raise ValueError("Registering a parametrization may not change the shape of the tensor, "
+                         "unless the `unsafe` flag is enabled.\n"
+                         f"module.{tensor_name}.shape: {current.shape}\n"
+                         f"parametrization(module.{tensor_name}).shape: {result.shape}")
+    if not hasattr(parametrization, "right_inverse"):
+        return
+    try:
+        back = parametrization.right_inverse(result)
+    except NotImplementedError:
+        return
+    if not isinstance(back, Tensor):
+        raise ValueError("parametrization.right_inverse must return a tensor. "
+                         f"Got: {_type_name(back)}")
+    if back.dtype != current.dtype:
+        raise ValueError("The tensor returned by parametrization.right_inverse must have "
+                         f"the same dtype as module.{tensor_name}, unless the `unsafe` flag "
+                         "is enabled.\n"
+                         f"module.{tensor_name}.dtype: {current.dtype}\n"
+                         f"returned dtype: {back.dtype}")
+    if back.shape != current.shape:
+        raise ValueError("The tensor returned by parametrization.right_inverse must have "
+                         f"the same shape as module.{tensor_name}, unless the `unsafe` flag "
+                         "is enabled.\n"
+                         f"module.{tensor_name}.shape: {current.shape}\n"
+                         f"returned shape: {back.shape}")
 
 
 def register_parametrization(module, tensor_name, parametrization, *, unsafe=False):
     """Make `module.<tensor_name>` read as parametrization(original); a second registration on
     the same name chains after the first. Returns the module."""
-    parametrization.train(module.training)
+    parametrization.train(mode=module.training)
     if is_parametrized(module, tensor_name):
         if not unsafe:
-            Y = getattr(module, tensor_name)
-            X = parametrization(Y)
-            if not isinstance(X, Tensor):
-                raise ValueError(f"A parametrization must return a tensor. Got {type(X).__name__}.")
-            if X.dtype != Y.dtype:
-                raise ValueError("Registering a parametrization may not change the dtype of the tensor, "
-                                 "unless the `unsafe` flag is enabled.\n"
-                                 f"module.{tensor_name}.dtype: {Y.dtype}\n"
-                                 f"parametrization(module.{tensor_name}).dtype: {X.dtype}")
-            if X.shape != Y.shape:
-                raise ValueError("Registering a parametrization may not change the shape of the tensor, "
-                                 "unless the `unsafe` flag is enabled.\n"
-                                 f"module.{tensor_name}.shape: {Y.shape}\n"
-                                 f"parametrization(module.{tensor_name}).shape: {X.shape}")
-            if hasattr(parametrization, "right_inverse"):
-                try:
-                    Z = parametrization.right_inverse(X)
-                except NotImplementedError:
-                    pass
-                else:
-                    if not isinstance(Z, Tensor):
-                        raise ValueError("parametrization.right_inverse must return a tensor. "
-                                         f"Got: {type(Z).__name__}")
-                    if Z.dtype != Y.dtype:
-                        raise ValueError("The tensor returned by parametrization.right_inverse must have "
-                                         f"the same dtype as module.{tensor_name}, unless the `unsafe` flag "
-                                         "is enabled.\n"
-                                         f"module.{tensor_name}.dtype: {Y.dtype}\n"
-                                         f"returned dtype: {Z.dtype}")
-                    if Z.shape != Y.shape:
-                        raise ValueError("The tensor returned by parametrization.right_inverse must have "
-                                         f"the same shape as module.{tensor_name}, unless the `unsafe` flag "
-                                         "is enabled.\n"
-                                         f"module.{tensor_name}.shape: {Y.shape}\n"
-                                         f"returned shape: {Z.shape}")
-        module.parametrizations[tensor_name].append(parametrization)
-        module.parametrizations[tensor_name].unsafe |= unsafe
-    elif tensor_name in module._buffers or tensor_name in module._parameters:
-        original = getattr(module, tensor_name)
-        # made first: its checks raise before the module is touched
-        parametrizations = ParametrizationList([parametrization], original, unsafe=unsafe)
-        delattr(module, tensor_name)
-        if not is_parametrized(module):
-            _inject_new_class(module)
-            module.parametrizations = ModuleDict()
-        _inject_property(module, tensor_name)
-        module.parametrizations[tensor_name] = parametrizations
-    else:
+            _check_appended(module, tensor_name, parametrization)
+        chain = module.parametrizations[tensor_name]
+        chain.append(parametrization)
+        chain.unsafe = chain.unsafe or unsafe
+        return module
+    if tensor_name not in module._parameters and tensor_name not in module._buffers:
         raise ValueError(f"Module '{module}' does not have a parameter, a buffer, or a "
                          f"parametrized element with name '{tensor_name}'")
+    # the list is built (and checked) before the module is changed at all
+    chain = ParametrizationList([parametrization], getattr(module, tensor_name), unsafe=unsafe)
+    delattr(module, tensor_name)
+    if not is_parametrized(module):
+        _give_own_class(module)
+        module.parametrizations = ModuleDict()
+    _add_property(module, tensor_name)
+    module.parametrizations[tensor_name] = chain
     return module
 
 
 def is_parametrized(module, tensor_name=None):
     """Whether the module has any parametrization (or one on tensor_name)."""
-    parametrizations = getattr(module, "parametrizations", None)
-    if parametrizations is None or not isinstance(parametrizations, ModuleDict):
+    chains = getattr(module, "parametrizations", None)
+    if not isinstance(chains, ModuleDict):
         return False
-    if tensor_name is None:
-        return len(parametrizations) > 0
-    return tensor_name in parametrizations
+    return len(chains) > 0 if tensor_name is None else tensor_name in chains
 
 
 def remove_parametrizations(module, tensor_name, leave_parametrized=True):
@@ -289,55 +325,52 @@ def remove_parametrizations(module, tensor_name, leave_parametrized=True):
     buffer) again, holding the parametrized value (leave_parametrized) or the original."""
     if not is_parametrized(module, tensor_name):
         raise ValueError(f"Module {module} does not have a parametrization on {tensor_name}")
-    parametrizations = module.parametrizations[tensor_name]
-    if parametrizations.is_tensor:
-        original = parametrizations.original
+    chain = module.parametrizations[tensor_name]
+    if chain.is_tensor:
+        # the original object itself comes back, so optimizers holding it need no update
+        restored = chain.original
         if leave_parametrized:
             with no_grad():
-                t = getattr(module, tensor_name)
-                _maybe_set(original, t)  # the same object, so optimizers need no update
+                _adopt(restored, getattr(module, tensor_name))
+    elif leave_parametrized:
+        value = getattr(module, tensor_name)
+        restored = Parameter(value) if value.requires_grad else value
     else:
-        if leave_parametrized:
-            t = getattr(module, tensor_name)
-            original = Parameter(t) if t.requires_grad else t
-        else:
-            raise ValueError("Cannot leave unparametrized (`leave_parametrized=False`) a tensor "
-                             "that is parametrized in terms of a sequence of tensors.")
-    delattr(module.__class__, tensor_name)
+        raise ValueError("Cannot leave unparametrized (`leave_parametrized=False`) a tensor "
+                         "that is parametrized in terms of a sequence of tensors.")
+    delattr(type(module), tensor_name)
     del module.parametrizations[tensor_name]
-    _register_parameter_or_buffer(module, tensor_name, original)
+    _register_tensor(module, tensor_name, restored)
     if not is_parametrized(module):
         delattr(module, "parametrizations")
-        module.__class__ = module.__class__.__bases__[0]
+        module.__class__ = type(module).__bases__[0]  # the class it had before
     return module
 
 
 def type_before_parametrizations(module):
     """The module's class before parametrizations swapped it."""
-    if is_parametrized(module):
-        return module.__class__.__bases__[0]
-    return type(module)
+    return type(module).__bases__[0] if is_parametrized(module) else type(module)
 
 
 def transfer_parametrizations_and_params(from_module, to_module, tensor_name=None):
     """Register from_module's parametrizations (of tensor_name, or all) on to_module too, with
     the same original tensors. Returns to_module."""
-    if is_parametrized(from_module):
-        parameters_to_transfer = from_module.parametrizations if tensor_name is None else [tensor_name]
-        for parameter_name in parameters_to_transfer:
-            if not hasattr(to_module, parameter_name):
-                setattr(to_module, parameter_name, Parameter(getattr(from_module, parameter_name)))
-            for param_func in from_module.parametrizations[parameter_name]:
-                register_parametrization(to_module, parameter_name, param_func)
-            if hasattr(from_module.parametrizations[parameter_name], "original"):
-                to_module.parametrizations[parameter_name].original = \
-                    from_module.parametrizations[parameter_name].original
-            else:
-                num = 0
-                orig_num = "original" + str(num)
-                while hasattr(from_module.parametrizations[parameter_name], orig_num):
-                    setattr(to_module.parametrizations[parameter_name], orig_num,
-                            getattr(from_module.parametrizations[parameter_name], orig_num))
-                    num = num + 1
-                    orig_num = "original" + str(num)
+    if not is_parametrized(from_module):
+        return to_module
+    names = list(from_module.parametrizations) if tensor_name is None else [tensor_name]
+    for name in names:
+        source = from_module.parametrizations[name]
+        if not hasattr(to_module, name):
+            setattr(to_module, name, Parameter(getattr(from_module, name)))
+        for parametrization in source:
+            register_parametrization(to_module, name, parametrization)
+        target = to_module.parametrizations[name]
+        # share the trained tensors themselves, not copies
+        if hasattr(source, "original"):
+            target.original = source.original
+            continue
+        i = 0
+        while hasattr(source, f"original{i}"):
+            setattr(target, f"original{i}", getattr(source, f"original{i}"))
+            i += 1
     return to_module

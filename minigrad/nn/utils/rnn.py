@@ -68,7 +68,19 @@ class PackedSequence(PackedSequence_):
         kwargs["device"] = "cpu"
         return self.to(*args, **kwargs)
 
-    # the dtype conversions of the dtypes minigrad has (no half, short, char, byte)
+    # the dtype conversions
+    def half(self):
+        return self.to(dtype=dtypes.float16)
+
+    def short(self):
+        return self.to(dtype=dtypes.int16)
+
+    def char(self):
+        return self.to(dtype=dtypes.int8)
+
+    def byte(self):
+        return self.to(dtype=dtypes.uint8)
+
     def double(self):
         return self.to(dtype=dtypes.float64)
 

@@ -1,6 +1,14 @@
-"""Spectral normalization w / sigma(w) with sigma estimated by power iteration, as
-torch.nn.utils.spectral_norm (the hook-based form: `weight_orig` parameter, `weight_u` and
-`weight_v` buffers, the weight recomputed by a forward pre-hook)."""
+"""Spectral normalization (Miyato et al., 2018): a weight used as W / sigma(W), sigma the largest
+singular value of W seen as a matrix (output channels as rows), so the layer is 1-Lipschitz.
+
+sigma is estimated by power iteration: unit vectors u (rows) and v (columns) are kept between
+calls and refined, v <- W^T u / |W^T u|, u <- W v / |W v|, a few steps per training forward;
+then sigma ~ u^T W v. Gradients flow through W in sigma, not through u and v.
+
+This is torch.nn.utils.spectral_norm, the hook-based spelling: parameter `<name>_orig`, buffers
+`<name>_u` and `<name>_v`, a forward pre-hook that recomputes the plain attribute `<name>`, and
+state-dict hooks that version the checkpoint (older ones, without `_v`, are converted on
+load). parametrizations.spectral_norm is the newer spelling."""
 from ... import linalg
 from ...autograd.grad_mode import no_grad
 from ...functional import dot, mv
@@ -11,167 +19,183 @@ from ..parameter import Parameter, is_lazy
 __all__ = ["SpectralNorm", "SpectralNormLoadStateDictPreHook", "SpectralNormStateDictHook",
            "spectral_norm", "remove_spectral_norm"]
 
+_TRANSPOSED_CONVS = (ConvTranspose1d, ConvTranspose2d, ConvTranspose3d)
+
+
+def _default_dim(module):
+    """The dim of the weight that indexes output channels: 1 for a transposed convolution
+    (weight in_channels x out_channels x ...), 0 otherwise."""
+    return 1 if isinstance(module, _TRANSPOSED_CONVS) else 0
+
+
+def _refine(matrix, u, v, steps, eps):
+    """`steps` power-iteration steps on matrix, written into u and v in place (the buffers
+    carry the estimate from one forward to the next)."""
+    with no_grad():
+        for _ in range(steps):
+            v.copy_(F.normalize(mv(matrix.t(), u), dim=0, eps=eps))
+            u.copy_(F.normalize(mv(matrix, v), dim=0, eps=eps))
+
+
+def _pop_first(hooks, matches):
+    """Delete the first entry of a module's hook dict for which matches(hook); whether one was."""
+    for key in list(hooks):
+        if matches(hooks[key]):
+            del hooks[key]
+            return True
+    return False
+
 
 class SpectralNorm:
-    _version = 1
+    """The forward pre-hook of spectral_norm for one parameter, with its settings."""
+    _version = 1  # 1: the state dict holds `_v` as well as `_u`
 
     def __init__(self, name="weight", n_power_iterations=1, dim=0, eps=1e-12):
-        self.name = name
-        self.dim = dim
         if n_power_iterations <= 0:
             raise ValueError("Expected n_power_iterations to be positive, but "
                              f"got n_power_iterations={n_power_iterations}")
+        self.name = name
+        self.dim = dim
         self.n_power_iterations = n_power_iterations
         self.eps = eps
 
     def reshape_weight_to_matrix(self, weight):
-        weight_mat = weight
+        """weight as a matrix: one row per index along self.dim. (The dim is not normalized:
+        a negative one lists one dim too many, and permute refuses it, as torch's does.)"""
         if self.dim != 0:
-            weight_mat = weight_mat.permute(self.dim, *[d for d in range(weight_mat.dim()) if d != self.dim])
-        height = weight_mat.size(0)
-        return weight_mat.reshape(height, -1)
+            weight = weight.permute([self.dim] + [d for d in range(weight.dim()) if d != self.dim])
+        return weight.reshape(weight.size(0), -1)
 
     def compute_weight(self, module, do_power_iteration):
-        weight = getattr(module, self.name + "_orig")
-        u = getattr(module, self.name + "_u")
-        v = getattr(module, self.name + "_v")
-        weight_mat = self.reshape_weight_to_matrix(weight)
+        """<name>_orig / sigma, refining the u, v buffers first when do_power_iteration."""
+        original = getattr(module, f"{self.name}_orig")
+        u = getattr(module, f"{self.name}_u")
+        v = getattr(module, f"{self.name}_v")
+        matrix = self.reshape_weight_to_matrix(original)
         if do_power_iteration:
-            with no_grad():
-                for _ in range(self.n_power_iterations):
-                    # in place (torch's out=): the buffers carry the estimate to the next call
-                    v.copy_(F.normalize(mv(weight_mat.t(), u), dim=0, eps=self.eps))
-                    u.copy_(F.normalize(mv(weight_mat, v), dim=0, eps=self.eps))
-                if self.n_power_iterations > 0:
-                    u = u.clone()
-                    v = v.clone()
-        sigma = dot(u, mv(weight_mat, v))
-        return weight / sigma
+            _refine(matrix, u, v, self.n_power_iterations, self.eps)
+            # copies: the next forward's in-place refinement must not change what this
+            # forward's backward reads
+            u, v = u.clone(), v.clone()
+        sigma = dot(u, mv(matrix, v))
+        return original / sigma
 
     def remove(self, module):
         with no_grad():
-            weight = self.compute_weight(module, do_power_iteration=False)
-        delattr(module, self.name)
-        delattr(module, self.name + "_u")
-        delattr(module, self.name + "_v")
-        delattr(module, self.name + "_orig")
-        module.register_parameter(self.name, Parameter(weight.detach()))
+            final = self.compute_weight(module, do_power_iteration=False)
+        for suffix in ("", "_u", "_v", "_orig"):
+            delattr(module, self.name + suffix)
+        module.register_parameter(self.name, Parameter(final.detach()))
 
     def __call__(self, module, inputs):
+        # iterate only in training mode: evaluation leaves the estimate as it is
         setattr(module, self.name, self.compute_weight(module, do_power_iteration=module.training))
 
     def _solve_v_and_rescale(self, weight_mat, u, target_sigma):
-        v = linalg.multi_dot([linalg.pinv(weight_mat.t().mm(weight_mat)), weight_mat.t(),
-                              u.unsqueeze(1)]).squeeze(1)
+        """A v for an old checkpoint that saved only u: the least-squares solution of
+        weight_mat v = u (through the pseudo-inverse of W^T W), scaled so that u^T W v equals
+        target_sigma."""
+        gram = weight_mat.t().mm(weight_mat)
+        v = linalg.pinv(gram).mm(weight_mat.t().mm(u.unsqueeze(1))).squeeze(1)
         return v.mul_(target_sigma / dot(u, mv(weight_mat, v)))
 
     @staticmethod
     def apply(module, name, n_power_iterations, dim, eps):
-        for hook in module._forward_pre_hooks.values():
-            if isinstance(hook, SpectralNorm) and hook.name == name:
+        """Install spectral normalization of module.<name>; returns the hook."""
+        for existing in module._forward_pre_hooks.values():
+            if isinstance(existing, SpectralNorm) and existing.name == name:
                 raise RuntimeError(f"Cannot register two spectral_norm hooks on the same parameter {name}")
-        fn = SpectralNorm(name, n_power_iterations, dim, eps)
-        weight = module._parameters[name]
-        if weight is None:
+        hook = SpectralNorm(name, n_power_iterations, dim, eps)
+        param = module._parameters[name]
+        if param is None:
             raise ValueError(f"`SpectralNorm` cannot be applied as parameter `{name}` is None")
-        if is_lazy(weight):
+        if is_lazy(param):
             raise ValueError("The module passed to `SpectralNorm` can't have uninitialized parameters. "
                              "Make sure to run the dummy forward before applying spectral normalization")
         with no_grad():
-            weight_mat = fn.reshape_weight_to_matrix(weight)
-            h, w = weight_mat.size()
-            u = F.normalize(weight.new_empty(h).normal_(0, 1), dim=0, eps=fn.eps)
-            v = F.normalize(weight.new_empty(w).normal_(0, 1), dim=0, eps=fn.eps)
-        delattr(module, fn.name)
-        module.register_parameter(fn.name + "_orig", weight)
-        # a plain attribute until the first forward's hook sets the normalised weight
-        setattr(module, fn.name, weight.data)
-        module.register_buffer(fn.name + "_u", u)
-        module.register_buffer(fn.name + "_v", v)
-        module.register_forward_pre_hook(fn)
-        module._register_state_dict_hook(SpectralNormStateDictHook(fn))
-        module._register_load_state_dict_pre_hook(SpectralNormLoadStateDictPreHook(fn))
-        return fn
+            rows, cols = hook.reshape_weight_to_matrix(param).shape
+            # random unit starting vectors (u first, then v: the order of the draws)
+            start_u = F.normalize(param.new_empty(rows).normal_(0, 1), dim=0, eps=eps)
+            start_v = F.normalize(param.new_empty(cols).normal_(0, 1), dim=0, eps=eps)
+        delattr(module, name)
+        module.register_parameter(f"{name}_orig", param)
+        # until the first forward runs the hook, `name` reads as the unnormalized values
+        setattr(module, name, param.data)
+        module.register_buffer(f"{name}_u", start_u)
+        module.register_buffer(f"{name}_v", start_v)
+        module.register_forward_pre_hook(hook)
+        module._register_state_dict_hook(SpectralNormStateDictHook(hook))
+        module._register_load_state_dict_pre_hook(SpectralNormLoadStateDictPreHook(hook))
+        return hook
 
 
 class SpectralNormLoadStateDictPreHook:
-    """Converts a checkpoint saved before spectral_norm's version 1 (no `weight_v`)."""
+    """Upgrades a checkpoint saved before version 1 (which has `<name>` and `<name>_u` but no
+    `<name>_v`) while it loads: v is recovered from W, u and sigma = mean(W_orig / W)."""
 
     def __init__(self, fn):
         self.fn = fn
 
     def __call__(self, state_dict, prefix, local_metadata, strict, missing_keys, unexpected_keys,
                  error_msgs):
-        fn = self.fn
-        version = local_metadata.get("spectral_norm", {}).get(fn.name + ".version", None)
-        if version is None or version < 1:
-            weight_key = prefix + fn.name
-            if version is None and all(weight_key + s in state_dict for s in ("_orig", "_u", "_v")) \
-                    and weight_key not in state_dict:
-                return
-            has_missing_keys = False
-            for suffix in ("_orig", "", "_u"):
-                key = weight_key + suffix
-                if key not in state_dict:
-                    has_missing_keys = True
-                    if strict:
-                        missing_keys.append(key)
-            if has_missing_keys:
-                return
-            with no_grad():
-                weight_orig = state_dict[weight_key + "_orig"]
-                weight = state_dict.pop(weight_key)
-                sigma = (weight_orig / weight).mean()
-                weight_mat = fn.reshape_weight_to_matrix(weight_orig)
-                u = state_dict[weight_key + "_u"]
-                v = fn._solve_v_and_rescale(weight_mat, u, sigma)
-                state_dict[weight_key + "_v"] = v
+        hook = self.fn
+        saved_version = local_metadata.get("spectral_norm", {}).get(f"{hook.name}.version")
+        if saved_version is not None and saved_version >= 1:
+            return
+        base = prefix + hook.name
+        current_layout = all(base + suffix in state_dict for suffix in ("_orig", "_u", "_v"))
+        if saved_version is None and current_layout and base not in state_dict:
+            return  # a version-1 checkpoint whose metadata was dropped
+        absent = [base + suffix for suffix in ("_orig", "", "_u") if base + suffix not in state_dict]
+        if absent:
+            if strict:
+                missing_keys.extend(absent)
+            return
+        with no_grad():
+            original = state_dict[base + "_orig"]
+            sigma = (original / state_dict.pop(base)).mean()
+            matrix = hook.reshape_weight_to_matrix(original)
+            state_dict[base + "_v"] = hook._solve_v_and_rescale(matrix, state_dict[base + "_u"], sigma)
 
 
 class SpectralNormStateDictHook:
-    """Records spectral_norm's version in the state_dict's metadata."""
+    """Writes metadata['spectral_norm']['<name>.version'] into the state dict."""
 
     def __init__(self, fn):
         self.fn = fn
 
     def __call__(self, module, state_dict, prefix, local_metadata):
-        if "spectral_norm" not in local_metadata:
-            local_metadata["spectral_norm"] = {}
-        key = self.fn.name + ".version"
-        if key in local_metadata["spectral_norm"]:
-            raise RuntimeError(f"Unexpected key in metadata['spectral_norm']: {key}")
-        local_metadata["spectral_norm"][key] = self.fn._version
-
-
-def _default_dim(module):
-    """The output-channel dim: 1 for transposed convolutions, 0 otherwise."""
-    return 1 if isinstance(module, (ConvTranspose1d, ConvTranspose2d, ConvTranspose3d)) else 0
+        versions = local_metadata.setdefault("spectral_norm", {})
+        entry = f"{self.fn.name}.version"
+        if entry in versions:
+            raise RuntimeError(f"Unexpected key in metadata['spectral_norm']: {entry}")
+        versions[entry] = self.fn._version
 
 
 def spectral_norm(module, name="weight", n_power_iterations=1, eps=1e-12, dim=None):
-    """Rescale parameter `name` by its largest singular value before every forward (one power
-    iteration per training-mode forward)."""
-    if dim is None:
-        dim = _default_dim(module)
-    SpectralNorm.apply(module, name, n_power_iterations, dim, eps)
+    """Divide parameter `name` by its largest singular value before every forward (estimated
+    with n_power_iterations power-iteration steps per training-mode forward). Returns module."""
+    SpectralNorm.apply(module, name, n_power_iterations, _default_dim(module) if dim is None else dim, eps)
     return module
 
 
 def remove_spectral_norm(module, name="weight"):
-    """Undo spectral_norm: `name` becomes a plain parameter holding the normalised weight."""
-    for k, hook in module._forward_pre_hooks.items():
-        if isinstance(hook, SpectralNorm) and hook.name == name:
+    """Undo spectral_norm: `name` becomes a plain parameter holding the normalized weight."""
+    def is_ours(hook):
+        return isinstance(hook, SpectralNorm) and hook.name == name
+
+    def reports_ours(hook):
+        return isinstance(hook, (SpectralNormStateDictHook, SpectralNormLoadStateDictPreHook)) and \
+            hook.fn.name == name
+
+    for key, hook in module._forward_pre_hooks.items():
+        if is_ours(hook):
             hook.remove(module)
-            del module._forward_pre_hooks[k]
+            del module._forward_pre_hooks[key]
             break
     else:
         raise ValueError(f"spectral_norm of '{name}' not found in {module}")
-    for k, hook in module._state_dict_hooks.items():
-        if isinstance(hook, SpectralNormStateDictHook) and hook.fn.name == name:
-            del module._state_dict_hooks[k]
-            break
-    for k, hook in module._load_state_dict_pre_hooks.items():
-        if isinstance(hook, SpectralNormLoadStateDictPreHook) and hook.fn.name == name:
-            del module._load_state_dict_pre_hooks[k]
-            break
+    _pop_first(module._state_dict_hooks, reports_ours)
+    # (the load pre-hook is stored wrapped, so, as in torch, it is not found and stays)
+    _pop_first(module._load_state_dict_pre_hooks, reports_ours)
     return module

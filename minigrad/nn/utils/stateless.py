@@ -1,9 +1,12 @@
-"""functional_call: run a module with other tensors in place of its parameters and buffers, as
-torch.func.functional_call (torch.nn.utils.stateless's, which torch deprecates in its favour
-and which takes one dict; this one also takes a sequence of dicts and gives no warning).
+"""functional_call: run a module as if some of its parameters and buffers were other tensors,
+as torch.func.functional_call (torch.nn.utils.stateless's older form takes a single dict and
+warns; this one takes a dict or a sequence of dicts, silently).
 
-The tensors are swapped into the modules' registries for the call and the originals put back
-afterwards, also when the forward raises; gradients flow to the given tensors."""
+The method is a temporary swap: each given tensor is written into the registry entry (or plain
+attribute) its dotted name addresses, the forward runs, and whatever was there before is
+written back, also when the forward raises. Gradients therefore reach the given tensors, and
+the module comes out as it went in. A tensor the forward itself replaced during the call (a
+buffer updated by assignment) is handed back through the caller's dict."""
 import contextlib
 from collections.abc import Sequence
 
@@ -12,166 +15,155 @@ from ..modules.module import Module
 
 __all__ = ["functional_call"]
 
-_MISSING = object()
+# stands for "the module had nothing under this name": swapping it in deletes the name
+_ABSENT = object()
 
 
-def _swap_tensor(module, name, tensor, allow_missing=False):
-    """Put tensor (or, for _MISSING, nothing) at module.<name>; returns what was there."""
+def _describe_keys(keys):
+    return ", ".join(repr(k) for k in keys)
+
+
+def _exchange(module, leaf, value):
+    """Put value at module.<leaf> (remove it for _ABSENT) and return what was there (_ABSENT
+    if nothing). Registered parameters and buffers are replaced inside their registry, so
+    any tensor may stand in for a Parameter."""
     if not isinstance(module, Module):
         raise TypeError(f"{module} is not an instance of torch.nn.Module")
-    if tensor is not _MISSING and not isinstance(tensor, Tensor) and tensor is not None:
-        raise TypeError(f"{tensor} is not an instance of torch.Tensor")
-    if "." in name:
+    if value is not _ABSENT and value is not None and not isinstance(value, Tensor):
+        raise TypeError(f"{value} is not an instance of torch.Tensor")
+    if "." in leaf:
         raise KeyError('tensor name can\'t contain "."')
-    if name == "":
+    if leaf == "":
         raise KeyError('tensor name can\'t be empty string ""')
-    for store in (module._parameters, module._buffers):
-        if name in store:
-            orig_tensor = store[name]
-            if tensor is not _MISSING:
-                store[name] = tensor  # any tensor, not only a Parameter, as torch's
+    for registry in (module._parameters, module._buffers):
+        if leaf in registry:
+            previous = registry[leaf]
+            if value is _ABSENT:
+                del registry[leaf]
             else:
-                del store[name]
-            return orig_tensor
-    if hasattr(module, name):
-        orig_tensor = getattr(module, name)
-    else:
-        if not allow_missing:
-            raise AttributeError(f"{module._get_name()} has no attribute `{name}`")
-        orig_tensor = _MISSING
-    if orig_tensor is not _MISSING and not isinstance(orig_tensor, Tensor) and orig_tensor is not None:
-        raise TypeError(f"attribute `{name}`: {orig_tensor} is not an instance of torch.Tensor")
-    if tensor is not _MISSING:
-        setattr(module, name, tensor)
-    elif hasattr(module, name):
-        delattr(module, name)
-    return orig_tensor
+                registry[leaf] = value
+            return previous
+    # an unregistered attribute, or none at all (then it exists only during the call)
+    previous = getattr(module, leaf, _ABSENT)
+    if previous is not _ABSENT and previous is not None and not isinstance(previous, Tensor):
+        raise TypeError(f"attribute `{leaf}`: {previous} is not an instance of torch.Tensor")
+    if value is not _ABSENT:
+        setattr(module, leaf, value)
+    elif hasattr(module, leaf):
+        delattr(module, leaf)
+    return previous
 
 
-class _NamedMemberAccessor:
-    """Tensors of a module tree addressed by dotted names (torch's NamedMemberAccessor)."""
+class _Swapper:
+    """Swaps tensors addressed by dotted names ("0.weight") in one module tree, remembering the
+    submodules it has resolved."""
 
-    def __init__(self, module):
-        self.module = module
-        self.memo = {}
+    def __init__(self, root):
+        self.root = root
+        self._resolved = {"": root}
 
-    def get_submodule(self, name):
-        if not name:
-            return self.module
-        if name in self.memo:
-            return self.memo[name]
-        prefix, dot, attr = name.rpartition(".")
-        module = self.get_submodule(prefix) if dot else self.module
+    def owner(self, path):
+        """The submodule at dotted path ("" is the root)."""
+        if path in self._resolved:
+            return self._resolved[path]
+        parent_path, _, child = path.rpartition(".")
+        parent = self.owner(parent_path)
         try:
-            submodule = getattr(module, attr)
-        except AttributeError as ex:
-            raise AttributeError(f"{module._get_name()} has no attribute `{attr}`") from ex
-        if not isinstance(submodule, Module):
-            raise TypeError(f"submodule `{name}`: {submodule} is not an instance of torch.nn.Module")
-        self.memo[name] = submodule
-        return submodule
+            found = getattr(parent, child)
+        except AttributeError as err:
+            raise AttributeError(f"{parent._get_name()} has no attribute `{child}`") from err
+        if not isinstance(found, Module):
+            raise TypeError(f"submodule `{path}`: {found} is not an instance of torch.nn.Module")
+        self._resolved[path] = found
+        return found
 
-    def swap_tensor(self, name, value, allow_missing=False):
-        prefix, _, attr = name.rpartition(".")
-        return _swap_tensor(self.get_submodule(prefix), attr, value, allow_missing=allow_missing)
-
-    def swap_tensors_dict(self, named_tensors, allow_missing=False):
-        orig_named_tensors = {}
-        missing_keys = []
+    def exchange_all(self, mapping):
+        """Swap every (name, tensor) of mapping in; returns {name: what it displaced}. If one
+        swap fails, those already made are undone before the error propagates."""
+        displaced = {}
         try:
-            for name, tensor in named_tensors.items():
-                orig_tensor = self.swap_tensor(name, tensor, allow_missing=True)
-                if orig_tensor is _MISSING:
-                    missing_keys.append(name)
-                orig_named_tensors[name] = orig_tensor
+            for name, value in mapping.items():
+                path, _, leaf = name.rpartition(".")
+                displaced[name] = _exchange(self.owner(path), leaf, value)
         except Exception:
-            for name, orig_tensor in orig_named_tensors.items():
-                self.swap_tensor(name, orig_tensor, allow_missing=True)
+            self.exchange_all(displaced)
             raise
-        if missing_keys and not allow_missing:
-            for name, orig_tensor in orig_named_tensors.items():
-                self.swap_tensor(name, orig_tensor, allow_missing=True)
-            raise RuntimeError(f"Missing key(s): {', '.join(map(repr, missing_keys))}.")
-        return orig_named_tensors, missing_keys
+        return displaced
 
-    def check_keys(self, keys):
-        keys = set(keys)
-        valid_keys = {name for name, _ in self.module.named_parameters(remove_duplicate=False)}
-        valid_keys |= {name for name, _ in self.module.named_buffers(remove_duplicate=False)}
-        return sorted(valid_keys - keys), sorted(keys - valid_keys)
+    def key_mismatch(self, names):
+        """(sorted names the module has but `names` lacks, sorted names it does not have)."""
+        known = {n for n, _ in self.root.named_parameters(remove_duplicate=False)}
+        known.update(n for n, _ in self.root.named_buffers(remove_duplicate=False))
+        names = set(names)
+        return sorted(known - names), sorted(names - known)
 
 
-def _untie_named_tensors_map(module, parameters_and_buffers):
-    """parameters_and_buffers with every name tied to a given one (the same tensor in the
-    module) given the same value; several different values for tied names is an error."""
-    all_named_tensors = {}
-    all_named_tensors.update(module.named_parameters(remove_duplicate=False))
-    all_named_tensors.update(module.named_buffers(remove_duplicate=False))
-    tensor_to_tied_names_map = {}
-    for name, tensor in all_named_tensors.items():
-        tensor_to_tied_names_map.setdefault(id(tensor), set()).add(name)
-    tied_names_map = {}
-    for tied_names in tensor_to_tied_names_map.values():
-        if len(tied_names) > 1:
-            for tied_name in tied_names:
-                tied_names_map[tied_name] = tied_names
-    given_names = set(parameters_and_buffers.keys())
-    given_names_for_tied_tensors = {name for name in given_names if name in tied_names_map}
-    for given_name in given_names_for_tied_tensors:
-        tied_names = tied_names_map[given_name]
-        if len(tied_names.intersection(given_names_for_tied_tensors)) > 1 and \
-                len({id(parameters_and_buffers[n]) for n in tied_names if n in parameters_and_buffers}) != 1:
-            raise ValueError(f"functional_call got multiple values for keys {sorted(tied_names)}, "
+def _spread_over_ties(module, given):
+    """given, extended so that a value given for one name of a tensor the module holds under
+    several names (tied weights) is used for all of those names."""
+    names_of = {}  # id(tensor) -> every name it has in the module
+    everything = dict(module.named_parameters(remove_duplicate=False))
+    everything.update(module.named_buffers(remove_duplicate=False))
+    for name, tensor in everything.items():
+        names_of.setdefault(id(tensor), set()).add(name)
+    group_of = {name: group for group in names_of.values() if len(group) > 1 for name in group}
+    tied_given = {name for name in given if name in group_of}
+    for name in tied_given:
+        group = group_of[name]
+        values = {id(given[other]) for other in group if other in given}
+        if len(group & tied_given) > 1 and len(values) != 1:
+            raise ValueError(f"functional_call got multiple values for keys {sorted(group)}, "
                              "which are tied. Consider using tie_weights=False")
-    untied = parameters_and_buffers.copy()
-    for given_name in given_names_for_tied_tensors:
-        for tied_name in tied_names_map[given_name]:
-            untied[tied_name] = parameters_and_buffers[given_name]
-    return untied
+    spread = dict(given)
+    for name in tied_given:
+        spread.update(dict.fromkeys(group_of[name], given[name]))
+    return spread
 
 
 @contextlib.contextmanager
 def _reparametrize_module(module, parameters_and_buffers, tie_weights=False, strict=False):
-    if tie_weights:
-        untied = _untie_named_tensors_map(module, parameters_and_buffers)
-    else:
-        untied = parameters_and_buffers
-    accessor = _NamedMemberAccessor(module)
+    """Within the block, module uses the tensors of parameters_and_buffers (dotted names)."""
+    wanted = _spread_over_ties(module, parameters_and_buffers) if tie_weights else parameters_and_buffers
+    swapper = _Swapper(module)
     if strict:
-        missing_keys, unexpected_keys = accessor.check_keys(untied)
-        error_msgs = []
-        if len(unexpected_keys) > 0:
-            error_msgs.append(f"Unexpected key(s): {', '.join(map(repr, unexpected_keys))}.")
-        if len(missing_keys) > 0:
-            error_msgs.append(f"Missing key(s): {', '.join(map(repr, missing_keys))}.")
-        if len(error_msgs) > 0:
-            raise RuntimeError("Error(s) in reparametrizing for {}:\n\t{}".format(
-                module._get_name(), "\n\t".join(error_msgs)))
-    orig_parameters_and_buffers = {}
+        missing, unexpected = swapper.key_mismatch(wanted)
+        problems = []
+        if unexpected:
+            problems.append(f"Unexpected key(s): {_describe_keys(unexpected)}.")
+        if missing:
+            problems.append(f"Missing key(s): {_describe_keys(missing)}.")
+        if problems:
+            raise RuntimeError(f"Error(s) in reparametrizing for {module._get_name()}:\n\t"
+                               + "\n\t".join(problems))
+    originals = {}
     try:
-        orig_parameters_and_buffers, _ = accessor.swap_tensors_dict(untied, allow_missing=True)
+        originals = swapper.exchange_all(wanted)
         yield
     finally:
-        new_parameters_and_buffers, _ = accessor.swap_tensors_dict(orig_parameters_and_buffers,
-                                                                   allow_missing=True)
-        # a tensor the forward replaced (a buffer updated by assignment) goes back to the caller's dict
-        parameters_and_buffers.update({k: new_parameters_and_buffers[k] for k in parameters_and_buffers
-                                       if k in new_parameters_and_buffers})
+        used = swapper.exchange_all(originals)
+        for name in parameters_and_buffers:
+            if name in used:
+                parameters_and_buffers[name] = used[name]
 
 
-def _functional_call(module, parameters_and_buffers, args=None, kwargs=None, *, tie_weights=True,
-                     strict=False):
-    from ..parallel import DataParallel
-    if isinstance(module, DataParallel):
-        raise RuntimeError("The stateless API can't be used with nn.DataParallel module")
-    if kwargs is None:
-        kwargs = {}
-    if args is None:
-        args = ()
-    elif not isinstance(args, tuple):
-        args = (args,)
-    with _reparametrize_module(module, parameters_and_buffers, tie_weights=tie_weights, strict=strict):
-        return module(*args, **kwargs)
+def _merged(parameter_and_buffer_dicts):
+    """One name -> tensor dict from a dict (itself) or a sequence of dicts sharing no name."""
+    if isinstance(parameter_and_buffer_dicts, dict):
+        return parameter_and_buffer_dicts
+    if not isinstance(parameter_and_buffer_dicts, Sequence):
+        raise ValueError("Expected parameter_and_buffer_dicts to be a dict, or a list/tuple of dicts, "
+                         f"but got {type(parameter_and_buffer_dicts)}")
+    if any(not isinstance(d, dict) for d in parameter_and_buffer_dicts):
+        raise ValueError("Expected all elements of parameter_and_buffer_dicts to be dictionaries")
+    seen = {}
+    for d in parameter_and_buffer_dicts:
+        for name in d:
+            seen[name] = seen.get(name, 0) + 1
+    clashes = [name for name, count in seen.items() if count > 1]
+    if clashes:
+        raise ValueError(f"{clashes} appeared in multiple dictionaries; behavior of functional "
+                         "call is ambiguous")
+    return {name: value for d in parameter_and_buffer_dicts for name, value in d.items()}
 
 
 def functional_call(module, parameter_and_buffer_dicts, args=None, kwargs=None, *, tie_weights=True,
@@ -180,22 +172,13 @@ def functional_call(module, parameter_and_buffer_dicts, args=None, kwargs=None, 
     of dotted names, or a sequence of such dicts with no name twice) in place of the module's
     own; the module is left unchanged. tie_weights: a value given for one of several names of
     the same tensor serves for all of them. strict: the names must be exactly the module's."""
-    if isinstance(parameter_and_buffer_dicts, dict):
-        parameters_and_buffers = parameter_and_buffer_dicts
-    elif isinstance(parameter_and_buffer_dicts, Sequence):
-        if not all(isinstance(d, dict) for d in parameter_and_buffer_dicts):
-            raise ValueError("Expected all elements of parameter_and_buffer_dicts to be dictionaries")
-        all_keys_counter = {}
-        for d in parameter_and_buffer_dicts:
-            for k in d:
-                all_keys_counter[k] = all_keys_counter.get(k, 0) + 1
-        repeated_keys = [key for key, n in all_keys_counter.items() if n > 1]
-        if len(repeated_keys) > 0:
-            raise ValueError(f"{repeated_keys} appeared in multiple dictionaries; behavior of functional "
-                             "call is ambiguous")
-        parameters_and_buffers = {k: v for d in parameter_and_buffer_dicts for k, v in d.items()}
-    else:
-        raise ValueError("Expected parameter_and_buffer_dicts to be a dict, or a list/tuple of dicts, "
-                         f"but got {type(parameter_and_buffer_dicts)}")
-    return _functional_call(module, parameters_and_buffers, args, kwargs, tie_weights=tie_weights,
-                            strict=strict)
+    replacements = _merged(parameter_and_buffer_dicts)
+    from ..parallel import DataParallel
+    if isinstance(module, DataParallel):
+        raise RuntimeError("The stateless API can't be used with nn.DataParallel module")
+    if args is None:
+        args = ()
+    elif not isinstance(args, tuple):
+        args = (args,)
+    with _reparametrize_module(module, replacements, tie_weights=tie_weights, strict=strict):
+        return module(*args, **(kwargs or {}))

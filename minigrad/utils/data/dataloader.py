@@ -1,20 +1,95 @@
 """DataLoader: iterate over a dataset in batches, with torch's arguments and rules.
 
-Everything is loaded in the main process. `num_workers > 0` is accepted so that torch programs
-run unchanged, and loads exactly what `num_workers=0` loads (worker_init_fn is not called, and
-get_worker_info() is None, as in torch's main process).
+Everything is loaded in the main process, with the results torch's worker processes give:
+
+- A map-style dataset loads the same batches whatever num_workers is (as torch's does, for a
+  dataset whose __getitem__ gives the same sample for the same index): `num_workers > 0` is
+  accepted and loads as `num_workers=0` does; worker_init_fn is not called and
+  get_worker_info() is None, as in torch's main process.
+- An IterableDataset, where torch's result depends on the workers (each iterates its own copy
+  of the dataset), has its workers emulated in turn: each has a shallow copy of the dataset
+  (WorkerInfo.dataset, which worker_init_fn may edit, e.g. to shard the stream), its own seed
+  (base seed + worker id; minigrad's CPU generators, Python's `random` and NumPy's global
+  generator are seeded with it and swapped in while that worker runs, so the main process's
+  streams do not move), get_worker_info() describes it while it runs, and each batches its own
+  stream (drop_last per worker); the workers take turns, one batch each, a worker whose stream
+  ends dropping out, as torch's in-order loader returns them. Unlike processes, the workers
+  share the main process's other objects: what worker_init_fn or the dataset's __iter__ changes
+  outside the dataset copy stays changed.
 """
+import copy
 import itertools
 import operator
+import random as _py_random
+from dataclasses import dataclass
+
+import numpy as np
 
 from .collate import default_collate, default_convert
-from .dataset import IterableDataset, Subset, TensorDataset
+from .dataset import Dataset, IterableDataset, Subset, TensorDataset
 from .sampler import BatchSampler, RandomSampler, SequentialSampler
 
 
+@dataclass(frozen=True, slots=True)
+class WorkerInfo:
+    """What get_worker_info() returns inside a worker (torch's fields)."""
+    id: int
+    num_workers: int
+    seed: int
+    dataset: Dataset
+    rng: object = None
+    worker_method: str = "multiprocessing"
+
+
+_worker_info = None
+
+
 def get_worker_info():
-    """None: minigrad never loads in worker processes."""
-    return None
+    """The WorkerInfo of the DataLoader worker running, None in the main process."""
+    return _worker_info
+
+
+def _rng_states():
+    from ... import random as mg_random
+    return mg_random.get_rng_state(), _py_random.getstate(), np.random.get_state()
+
+
+def _set_rng_states(states):
+    from ... import random as mg_random
+    mg_random.set_rng_state(states[0])
+    _py_random.setstate(states[1])
+    np.random.set_state(states[2])
+
+
+class _Worker:
+    """One emulated worker: `with worker:` swaps in its RNG streams and its WorkerInfo."""
+
+    def __init__(self, wid, num_workers, seed, dataset, init_fn):
+        self.info = WorkerInfo(id=wid, num_workers=num_workers, seed=seed, dataset=dataset)
+        self._states = None
+        with self:  # as torch's worker loop: seed, then worker_init_fn
+            from ...creation import default_generator
+            from ...devices import CPU
+            CPU.backend.seed(seed)  # minigrad's CPU streams (manual_seed's, without the GPUs')
+            default_generator.manual_seed(seed)
+            _py_random.seed(seed)
+            np.random.seed(np.random.SeedSequence([seed % (1 << 64), wid]).generate_state(4))
+            if init_fn is not None:
+                init_fn(wid)
+
+    def __enter__(self):
+        global _worker_info
+        self._outer = (_rng_states(), _worker_info)
+        if self._states is not None:
+            _set_rng_states(self._states)
+        _worker_info = self.info
+
+    def __exit__(self, *exc):
+        global _worker_info
+        self._states = _rng_states()
+        _set_rng_states(self._outer[0])
+        _worker_info = self._outer[1]
+        return False
 
 
 class DataLoader:
@@ -96,22 +171,52 @@ class DataLoader:
 
     def __iter__(self):
         if isinstance(self.dataset, IterableDataset):
-            return self._iter_stream()
+            if self.num_workers > 0:  # each worker iterates its own copy: emulated (module docstring)
+                return self._iter_worker_streams(self._workers())
+            return self._iter_stream(self.dataset)
+        # a map-style dataset: what workers would fetch is what the main process fetches
         if self.batch_sampler is None:
             return (self.collate_fn(self.dataset[i]) for i in self.sampler)
-        return self._iter_batches()
-
-    def _iter_batches(self):
         fast = self._tensor_source()
-        fetch_many = getattr(self.dataset, "__getitems__", None)
-        for indices in self.batch_sampler:
-            if fast is not None:
-                batch = _index_tensors(fast, indices)
-                if batch is not None:
-                    yield batch
-                    continue
-            samples = fetch_many(indices) if callable(fetch_many) else [self.dataset[i] for i in indices]
-            yield self.collate_fn(samples)
+        return (self._fetch(self.dataset, fast, indices) for indices in self.batch_sampler)
+
+    def _workers(self):
+        """The emulated workers of a new iterator (those of the first one with persistent_workers)."""
+        kept = self.__dict__.get("_persistent")
+        if kept is not None:
+            return kept
+        from ...creation import randint
+        # torch's base seed: one int64 draw from the loader's generator (or the global one)
+        base = int(randint(0, 1 << 63, (), generator=self.generator, device="cpu").item())
+        workers = [_Worker(w, self.num_workers, base + w, copy.copy(self.dataset), self.worker_init_fn)
+                   for w in range(self.num_workers)]
+        if self.persistent_workers:
+            self.__dict__["_persistent"] = workers
+        return workers
+
+    def _iter_worker_streams(self, workers):
+        """Each worker iterates its copy of the dataset; the workers take turns, one batch each,
+        a worker whose stream ends dropping out (torch's in-order multi-worker loader)."""
+        streams = [self._iter_stream(w.info.dataset) for w in workers]
+        active = list(range(len(workers)))
+        while active:
+            for w in list(active):
+                with workers[w]:
+                    try:
+                        out = next(streams[w])
+                    except StopIteration:
+                        active.remove(w)
+                        continue
+                yield out
+
+    def _fetch(self, dataset, fast, indices):
+        if fast is not None:
+            batch = _index_tensors(fast, indices)
+            if batch is not None:
+                return batch
+        fetch_many = getattr(dataset, "__getitems__", None)
+        samples = fetch_many(indices) if callable(fetch_many) else [dataset[i] for i in indices]
+        return self.collate_fn(samples)
 
     def _tensor_source(self):
         """(tensors, index maps) when a batch can be cut from a TensorDataset's tensors directly.
@@ -130,8 +235,8 @@ class DataLoader:
             return None
         return ds.tensors, maps
 
-    def _iter_stream(self):
-        it = iter(self.dataset)
+    def _iter_stream(self, dataset):
+        it = iter(dataset)
         if self.batch_size is None:
             for sample in it:
                 yield self.collate_fn(sample)

@@ -1,4 +1,5 @@
-"""Datasets: the map-style Dataset protocol, TensorDataset, Subset, ConcatDataset and random_split."""
+"""Datasets: the map-style Dataset protocol, TensorDataset, Subset, ConcatDataset, ChainDataset,
+StackDataset and random_split."""
 import bisect
 import itertools
 import math
@@ -25,6 +26,77 @@ class IterableDataset(Dataset[T_co], Iterable[T_co]):
     """A stream of samples: subclasses define `__iter__()`; the DataLoader batches what it yields.
     As in torch, __iter__ is abstract (typing.Iterable's), so a class without one cannot be
     instantiated."""
+
+    def __add__(self, other):
+        return ChainDataset([self, other])
+
+
+class ChainDataset(IterableDataset):
+    """Several IterableDatasets one after the other (chained lazily, as torch's)."""
+
+    def __init__(self, datasets):
+        super().__init__()
+        self.datasets = datasets
+
+    def __iter__(self):
+        for d in self.datasets:
+            if not isinstance(d, IterableDataset):
+                raise AssertionError("ChainDataset only supports IterableDataset")
+            yield from d
+
+    def __len__(self):
+        total = 0
+        for d in self.datasets:
+            if not isinstance(d, IterableDataset):
+                raise AssertionError("ChainDataset only supports IterableDataset")
+            total += len(d)
+        return total
+
+
+class StackDataset(Dataset):
+    """Sample i of several datasets of one length side by side: StackDataset(a, b)[i] is
+    (a[i], b[i]); StackDataset(x=a, y=b)[i] is {"x": a[i], "y": b[i]}."""
+
+    def __init__(self, *args, **kwargs):
+        if args:
+            if kwargs:
+                raise ValueError("Supported either ``tuple``- (via ``args``) or``dict``- (via ``kwargs``) like "
+                                 "input/output, but both types are given.")
+            datasets = args
+        elif kwargs:
+            datasets = kwargs
+        else:
+            raise ValueError("At least one dataset should be passed")
+        parts = list(datasets.values()) if isinstance(datasets, dict) else list(datasets)
+        self._length = len(parts[0])
+        if any(self._length != len(d) for d in parts):
+            raise ValueError("Size mismatch between datasets")
+        self.datasets = datasets
+
+    def __getitem__(self, index):
+        if isinstance(self.datasets, dict):
+            return {k: d[index] for k, d in self.datasets.items()}
+        return tuple(d[index] for d in self.datasets)
+
+    def __getitems__(self, indices):
+        # a batch at once, through each dataset's own batch access where it has one
+        named = isinstance(self.datasets, dict)
+        columns = []
+        for d in (self.datasets.values() if named else self.datasets):
+            if callable(getattr(d, "__getitems__", None)):
+                items = d.__getitems__(indices)
+                if len(items) != len(indices):
+                    raise ValueError(f"Nested dataset's output size mismatch. Expected {len(indices)}, "
+                                     f"got {len(items)}")
+                columns.append(items)
+            else:
+                columns.append([d[i] for i in indices])
+        if named:
+            return [dict(zip(self.datasets, row)) for row in zip(*columns)]
+        return [tuple(row) for row in zip(*columns)] if columns else [() for _ in indices]
+
+    def __len__(self):
+        return self._length
 
 
 def _size0(t):
