@@ -215,8 +215,10 @@ def test_kl_infinities_and_registry():
     b = D.kl_divergence(D.Bernoulli(minigrad.tensor([0.5, 0.0])), D.Bernoulli(minigrad.tensor([0.0, 0.0])))
     assert b.tolist() == [math.inf, 0.0]
     with pytest.raises(NotImplementedError, match="No KL\\(p \\|\\| q\\) is implemented for p type Poisson and "
-                                                  "q type Normal"):
-        D.kl_divergence(D.Poisson(1.0), D.Normal(0.0, 1.0))
+                                                  "q type Laplace"):
+        D.kl_divergence(D.Poisson(1.0), D.Laplace(0.0, 1.0))
+    with pytest.raises(NotImplementedError, match="cross KL-divergence between different exponential families"):
+        D.kl_divergence(D.Poisson(1.0), D.Normal(0.0, 1.0))  # both ExponentialFamily, as in torch
 
     class MyNormal(D.Normal):
         pass

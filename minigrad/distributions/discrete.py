@@ -1,216 +1,84 @@
-"""Discrete distributions: Bernoulli, Categorical, OneHotCategorical, Poisson, Binomial."""
-import math
-from numbers import Number
+"""Discrete families: Bernoulli, Categorical, OneHotCategorical, Poisson, Binomial.
 
+Several of them (and Geometric, NegativeBinomial, the relaxed Bernoulli) are parameterized either
+by probabilities or by their logits, exactly one given; the other is derived lazily, so that a
+distribution built from logits never takes the log of a rounded-off probability. The helpers
+below hold that shared bookkeeping.
+"""
+import math
+
+import minigrad as mg
 from .. import Size, no_grad
 from . import constraints
 from ._params import broadcast_all, logits_to_probs, lowest, probs_to_logits
-from .distribution import Distribution, lazy_property
+from .distribution import Distribution, _checks_value, _expand_into, lazy_property
+from .exp_family import ExponentialFamily
 
 __all__ = ["Bernoulli", "Categorical", "OneHotCategorical", "Poisson", "Binomial"]
 
 _ONE_OF = "Either `probs` or `logits` must be specified, but not both."
 
 
-def _support_values(n, dtype, device, batch_shape, expand):
-    """enumerate_support's 0..n-1 along a new first dim, broadcast over batch_shape."""
-    import minigrad
-    values = minigrad.arange(n, dtype=dtype, device=device)
-    values = values.view((-1,) + (1,) * len(batch_shape))
-    if expand:
-        values = values.expand((-1,) + tuple(batch_shape))
-    return values
+def _probs_or_logits(probs, logits):
+    """("probs", probs) or ("logits", logits), whichever of the two was given."""
+    if (probs is None) == (logits is None):
+        raise ValueError(_ONE_OF)
+    return ("probs", probs) if logits is None else ("logits", logits)
 
 
-class Bernoulli(Distribution):
-    arg_constraints = {"probs": constraints.unit_interval, "logits": constraints.real}
-    support = constraints.boolean
-    has_enumerate_support = True
+def _expanded_param(src, shape):
+    """probs and/or logits, those src holds already (the given one, and the derived one once it
+    has been computed), expanded to shape, with _param: keyword arguments for _expand_into."""
+    out = {}
+    for name in ("probs", "logits"):
+        if name in src.__dict__:
+            out[name] = out["_param"] = src.__dict__[name].expand(shape)
+    return out
 
-    def __init__(self, probs=None, logits=None, validate_args=None):
-        if (probs is None) == (logits is None):
-            raise ValueError(_ONE_OF)
-        if probs is not None:
-            is_scalar = isinstance(probs, Number)
-            (self.probs,) = broadcast_all(probs)
-        else:
-            is_scalar = isinstance(logits, Number)
-            (self.logits,) = broadcast_all(logits)
-        self._param = self.probs if probs is not None else self.logits
-        super().__init__(Size() if is_scalar else self._param.size(), validate_args=validate_args)
 
-    def expand(self, batch_shape, _instance=None):
-        new = self._get_checked_instance(Bernoulli, _instance)
-        batch_shape = Size(batch_shape)
-        if "probs" in self.__dict__:
-            new.probs = self.probs.expand(batch_shape)
-            new._param = new.probs
-        if "logits" in self.__dict__:
-            new.logits = self.logits.expand(batch_shape)
-            new._param = new.logits
-        Distribution.__init__(new, batch_shape, validate_args=False)
-        new._validate_args = self._validate_args
-        return new
+def _arange_support(count, dtype, device, batch_shape, expand):
+    """0, 1, ..., count-1 along a new leading dim, in front of batch_shape (broadcast to it when
+    expand, size-1 dims otherwise): enumerate_support's layout."""
+    column = mg.arange(count, dtype=dtype, device=device).view((count,) + (1,) * len(batch_shape))
+    return column.expand((count,) + tuple(batch_shape)) if expand else column
 
-    @property
-    def mean(self):
-        return self.probs
 
-    @property
-    def mode(self):
-        mode = (self.probs >= 0.5).to(self.probs.dtype)
-        return mode.masked_fill(self.probs == 0.5, math.nan)
+def _softplus(x):
+    """log(1 + e^x) = max(x, 0) + log1p(e^-|x|), without overflow. max(x, 0) is spelled (x + |x|) / 2
+    so that its gradient at x = 0 is 1/2, the true slope of softplus there."""
+    return (x + x.abs()) / 2 + (-x.abs()).exp().log1p()
 
-    @property
-    def variance(self):
-        return self.probs * (1 - self.probs)
+
+class _ProbsOrLogits:
+    """Mixin for a family given by probs or by logits, the other one computed on first use. With
+    _binary (one success probability p per element) logits = log(p / (1 - p)); otherwise (a
+    Categorical's last dim) logits = log p up to a constant and probs = softmax(logits)."""
+    _binary = True
 
     @lazy_property
     def logits(self):
-        return probs_to_logits(self.probs, is_binary=True)
+        return probs_to_logits(self.probs, is_binary=self._binary)
 
     @lazy_property
     def probs(self):
-        return logits_to_probs(self.logits, is_binary=True)
+        return logits_to_probs(self.logits, is_binary=self._binary)
 
     @property
     def param_shape(self):
         return self._param.size()
 
-    def sample(self, sample_shape=Size()):
-        import minigrad
-        shape = self._extended_shape(sample_shape)
-        with no_grad():
-            return minigrad.bernoulli(self.probs.expand(shape))
-
-    def log_prob(self, value):
-        import minigrad
-        if self._validate_args:
-            self._validate_sample(value)
-        logits, value = broadcast_all(self.logits, value)
-        return -minigrad.nn.functional.binary_cross_entropy_with_logits(logits, value, reduction="none")
-
-    def entropy(self):
-        import minigrad
-        return minigrad.nn.functional.binary_cross_entropy_with_logits(self.logits, self.probs, reduction="none")
-
-    def enumerate_support(self, expand=True):
-        return _support_values(2, self._param.dtype, self._param.device, self._batch_shape, expand)
+    def _take_param(self, probs, logits, *others):
+        """Store whichever of probs / logits was given as that attribute and as _param, after
+        broadcasting it with the others (numbers become tensors of its dtype); return the others."""
+        name, given = _probs_or_logits(probs, logits)
+        *others, self._param = broadcast_all(*others, given)
+        setattr(self, name, self._param)
+        return others
 
 
-class Categorical(Distribution):
-    arg_constraints = {"probs": constraints.simplex, "logits": constraints.independent(constraints.real, 1)}
-    has_enumerate_support = True
-
-    def __init__(self, probs=None, logits=None, validate_args=None):
-        if (probs is None) == (logits is None):
-            raise ValueError(_ONE_OF)
-        if probs is not None:
-            if probs.dim() < 1:
-                raise ValueError("`probs` parameter must be at least one-dimensional.")
-            self.probs = probs / probs.sum(-1, keepdim=True)
-        else:
-            if logits.dim() < 1:
-                raise ValueError("`logits` parameter must be at least one-dimensional.")
-            self.logits = logits - logits.logsumexp(dim=-1, keepdim=True)  # normalized
-        self._param = self.probs if probs is not None else self.logits
-        self._num_events = self._param.size()[-1]
-        batch_shape = self._param.size()[:-1] if self._param.dim() > 1 else Size()
-        super().__init__(batch_shape, validate_args=validate_args)
-
-    def expand(self, batch_shape, _instance=None):
-        new = self._get_checked_instance(Categorical, _instance)
-        batch_shape = Size(batch_shape)
-        param_shape = tuple(batch_shape) + (self._num_events,)
-        if "probs" in self.__dict__:
-            new.probs = self.probs.expand(param_shape)
-            new._param = new.probs
-        if "logits" in self.__dict__:
-            new.logits = self.logits.expand(param_shape)
-            new._param = new.logits
-        new._num_events = self._num_events
-        Distribution.__init__(new, batch_shape, validate_args=False)
-        new._validate_args = self._validate_args
-        return new
-
-    @constraints.dependent_property(is_discrete=True, event_dim=0)
-    def support(self):
-        return constraints.integer_interval(0, self._num_events - 1)
-
-    @lazy_property
-    def logits(self):
-        return probs_to_logits(self.probs)
-
-    @lazy_property
-    def probs(self):
-        return logits_to_probs(self.logits)
-
-    @property
-    def param_shape(self):
-        return self._param.size()
-
-    @property
-    def mean(self):
-        import minigrad
-        return minigrad.full(self._extended_shape(), math.nan, dtype=self.probs.dtype, device=self.probs.device)
-
-    @property
-    def mode(self):
-        return self.probs.argmax(dim=-1)
-
-    @property
-    def variance(self):
-        return self.mean
-
-    def sample(self, sample_shape=Size()):
-        import minigrad
-        if not isinstance(sample_shape, Size):
-            sample_shape = Size(sample_shape)
-        probs_2d = self.probs.reshape(-1, self._num_events)
-        samples_2d = minigrad.multinomial(probs_2d, sample_shape.numel(), True).T
-        return samples_2d.reshape(self._extended_shape(sample_shape))
-
-    def log_prob(self, value):
-        import minigrad
-        if self._validate_args:
-            self._validate_sample(value)
-        value = value.long().unsqueeze(-1)
-        value, log_pmf = minigrad.broadcast_tensors(value, self.logits)
-        value = value[..., :1]
-        return log_pmf.gather(-1, value).squeeze(-1)
-
-    def entropy(self):
-        logits = self.logits.clamp(min=lowest(self.logits.dtype))
-        p_log_p = logits * self.probs
-        return -p_log_p.sum(-1)
-
-    def enumerate_support(self, expand=True):
-        import minigrad
-        return _support_values(self._num_events, minigrad.int64, self._param.device, self._batch_shape, expand)
-
-
-class OneHotCategorical(Distribution):
-    arg_constraints = {"probs": constraints.simplex, "logits": constraints.independent(constraints.real, 1)}
-    support = constraints.one_hot
-    has_enumerate_support = True
-
-    def __init__(self, probs=None, logits=None, validate_args=None):
-        self._categorical = Categorical(probs, logits)
-        batch_shape = self._categorical.batch_shape
-        event_shape = self._categorical.param_shape[-1:]
-        super().__init__(batch_shape, event_shape, validate_args=validate_args)
-
-    def expand(self, batch_shape, _instance=None):
-        new = self._get_checked_instance(OneHotCategorical, _instance)
-        batch_shape = Size(batch_shape)
-        new._categorical = self._categorical.expand(batch_shape)
-        Distribution.__init__(new, batch_shape, self.event_shape, validate_args=False)
-        new._validate_args = self._validate_args
-        return new
-
-    @property
-    def _param(self):
-        return self._categorical._param
+class _CategoricalView:
+    """Mixin for a family built on a Categorical over the last dim, held as self._categorical:
+    its parameters are that Categorical's."""
 
     @property
     def probs(self):
@@ -221,66 +89,199 @@ class OneHotCategorical(Distribution):
         return self._categorical.logits
 
     @property
+    def param_shape(self):
+        return self._categorical.param_shape
+
+
+class Bernoulli(_ProbsOrLogits, ExponentialFamily):
+    """x in {0, 1} with P(x = 1) = p: log p(x) = x * logit - softplus(logit), which is minus the
+    binary cross-entropy of the logits against x."""
+    arg_constraints = {"probs": constraints.unit_interval, "logits": constraints.real}
+    support = constraints.boolean
+    has_enumerate_support = True
+    _mean_carrier_measure = 0
+
+    def __init__(self, probs=None, logits=None, validate_args=None):
+        self._take_param(probs, logits)
+        super().__init__(self._param.size(), validate_args=validate_args)
+
+    def expand(self, batch_shape, _instance=None):
+        batch_shape = Size(batch_shape)
+        return _expand_into(self, Bernoulli, _instance, batch_shape, **_expanded_param(self, batch_shape))
+
+    @property
+    def mean(self):
+        return self.probs
+
+    @property
+    def mode(self):
+        # the likelier outcome; a fair coin has none
+        p = self.probs
+        return (p >= 0.5).to(p.dtype).masked_fill(p == 0.5, math.nan)
+
+    @property
+    def variance(self):
+        p = self.probs
+        return p * (1 - p)
+
+    def sample(self, sample_shape=Size()):
+        with no_grad():
+            return mg.bernoulli(self.probs.expand(self._extended_shape(sample_shape)))
+
+    @_checks_value
+    def log_prob(self, value):
+        logit, x = broadcast_all(self.logits, value)
+        return -mg.nn.functional.binary_cross_entropy_with_logits(logit, x, reduction="none")
+
+    def entropy(self):
+        # H = -p log p - (1 - p) log(1 - p): the cross-entropy of the distribution with itself
+        return mg.nn.functional.binary_cross_entropy_with_logits(self.logits, self.probs, reduction="none")
+
+    def enumerate_support(self, expand=True):
+        return _arange_support(2, self._param.dtype, self._param.device, self._batch_shape, expand)
+
+    # exponential-family form: theta = logit(p), F(theta) = log(1 + e^theta), carrier measure 0
+    @property
+    def _natural_params(self):
+        return (self.probs.logit(),)
+
+    def _log_normalizer(self, theta):
+        return theta.exp().log1p()
+
+
+class Categorical(_ProbsOrLogits, Distribution):
+    """An index in 0..K-1 drawn with probabilities probs[..., k]; the last dim of the parameter
+    holds the K categories and the rest is the batch. probs are renormalized to sum to one, and
+    logits shifted to log-probabilities (logits - logsumexp(logits))."""
+    arg_constraints = {"probs": constraints.simplex, "logits": constraints.independent(constraints.real, 1)}
+    has_enumerate_support = True
+    _binary = False
+
+    def __init__(self, probs=None, logits=None, validate_args=None):
+        name, given = _probs_or_logits(probs, logits)
+        if given.dim() < 1:
+            raise ValueError(f"`{name}` parameter must be at least one-dimensional.")
+        if name == "probs":
+            self._param = given / given.sum(-1, keepdim=True)
+        else:
+            self._param = given - given.logsumexp(dim=-1, keepdim=True)
+        setattr(self, name, self._param)
+        *batch, self._num_events = self._param.shape
+        super().__init__(batch, validate_args=validate_args)
+
+    def expand(self, batch_shape, _instance=None):
+        batch_shape = Size(batch_shape)
+        k = self._num_events
+        return _expand_into(self, Categorical, _instance, batch_shape, _num_events=k,
+                            **_expanded_param(self, batch_shape + (k,)))
+
+    @constraints.dependent_property(is_discrete=True, event_dim=0)
+    def support(self):
+        return constraints.integer_interval(0, self._num_events - 1)
+
+    @property
+    def mean(self):
+        # category labels are not quantities: no mean, no variance
+        p = self.probs
+        return mg.full(self._extended_shape(), math.nan, dtype=p.dtype, device=p.device)
+
+    @property
+    def mode(self):
+        return self.probs.argmax(dim=-1)
+
+    @property
+    def variance(self):
+        return self.mean
+
+    def sample(self, sample_shape=Size()):
+        # one multinomial call, with replacement, draws every sample of every batch row at once:
+        # rows of the flattened batch, one column per sample, then transposed to samples-first
+        n_draws = Size(sample_shape).numel()
+        table = mg.multinomial(self.probs.reshape(-1, self._num_events), n_draws, True)
+        return table.T.reshape(self._extended_shape(sample_shape))
+
+    @_checks_value
+    def log_prob(self, value):
+        # log p(k) = logits[..., k]: pick it out after broadcasting the index against the batch
+        index, table = mg.broadcast_tensors(value.long().unsqueeze(-1), self.logits)
+        return table.gather(-1, index[..., :1]).squeeze(-1)
+
+    def entropy(self):
+        # H = -sum_k p_k log p_k; a log-probability of -inf is raised to the dtype's lowest finite
+        # value so that its zero probability contributes 0 rather than 0 * -inf = nan
+        log_p = self.logits.clamp(min=lowest(self.logits.dtype))
+        return -(self.probs * log_p).sum(-1)
+
+    def enumerate_support(self, expand=True):
+        return _arange_support(self._num_events, mg.int64, self._param.device, self._batch_shape, expand)
+
+
+class OneHotCategorical(_CategoricalView, Distribution):
+    """A Categorical draw written as a one-hot vector of length K (the event dim)."""
+    arg_constraints = {"probs": constraints.simplex, "logits": constraints.independent(constraints.real, 1)}
+    support = constraints.one_hot
+    has_enumerate_support = True
+
+    def __init__(self, probs=None, logits=None, validate_args=None):
+        self._categorical = Categorical(probs, logits)
+        super().__init__(self._categorical.batch_shape, self._categorical.param_shape[-1:],
+                         validate_args=validate_args)
+
+    def expand(self, batch_shape, _instance=None):
+        batch_shape = Size(batch_shape)
+        return _expand_into(self, OneHotCategorical, _instance, batch_shape,
+                            _categorical=self._categorical.expand(batch_shape))
+
+    @property
+    def _param(self):
+        return self._categorical._param
+
+    @property
     def mean(self):
         return self._categorical.probs
 
     @property
     def mode(self):
-        import minigrad
-        probs = self._categorical.probs
-        mode = probs.argmax(dim=-1)
-        return minigrad.nn.functional.one_hot(mode, num_classes=probs.shape[-1]).to(probs.dtype)
+        p = self._categorical.probs
+        return mg.nn.functional.one_hot(p.argmax(dim=-1), num_classes=p.shape[-1]).to(p.dtype)
 
     @property
     def variance(self):
-        return self._categorical.probs * (1 - self._categorical.probs)
-
-    @property
-    def param_shape(self):
-        return self._categorical.param_shape
+        # each coordinate is a Bernoulli(p_k) indicator
+        p = self._categorical.probs
+        return p * (1 - p)
 
     def sample(self, sample_shape=Size()):
-        import minigrad
-        sample_shape = Size(sample_shape)
-        probs = self._categorical.probs
-        num_events = self._categorical._num_events
-        indices = self._categorical.sample(sample_shape)
-        return minigrad.nn.functional.one_hot(indices, num_events).to(probs.dtype)
+        cat = self._categorical
+        index = cat.sample(Size(sample_shape))
+        return mg.nn.functional.one_hot(index, cat._num_events).to(cat.probs.dtype)
 
+    @_checks_value
     def log_prob(self, value):
-        if self._validate_args:
-            self._validate_sample(value)
-        indices = value.max(-1)[1]
-        return self._categorical.log_prob(indices)
+        return self._categorical.log_prob(value.max(-1)[1])  # the position of the 1
 
     def entropy(self):
         return self._categorical.entropy()
 
     def enumerate_support(self, expand=True):
-        import minigrad
-        n = self.event_shape[0]
-        values = minigrad.eye(n, dtype=self._param.dtype, device=self._param.device)
-        values = values.view((n,) + (1,) * len(self.batch_shape) + (n,))
-        if expand:
-            values = values.expand((n,) + tuple(self.batch_shape) + (n,))
-        return values
+        # the K unit vectors: rows of the identity, along a new leading dim
+        k, batch = self.event_shape[0], tuple(self.batch_shape)
+        rows = mg.eye(k, dtype=self._param.dtype, device=self._param.device).view((k,) + (1,) * len(batch) + (k,))
+        return rows.expand((k,) + batch + (k,)) if expand else rows
 
 
-class Poisson(Distribution):
+class Poisson(ExponentialFamily):
+    """Counts with p(k) = rate^k e^-rate / k!, so log p(k) = k log(rate) - rate - lgamma(k + 1)."""
     arg_constraints = {"rate": constraints.nonnegative}
     support = constraints.nonnegative_integer
 
     def __init__(self, rate, validate_args=None):
         (self.rate,) = broadcast_all(rate)
-        super().__init__(Size() if isinstance(rate, Number) else self.rate.size(), validate_args=validate_args)
+        super().__init__(self.rate.size(), validate_args=validate_args)
 
     def expand(self, batch_shape, _instance=None):
-        new = self._get_checked_instance(Poisson, _instance)
         batch_shape = Size(batch_shape)
-        new.rate = self.rate.expand(batch_shape)
-        Distribution.__init__(new, batch_shape, validate_args=False)
-        new._validate_args = self._validate_args
-        return new
+        return _expand_into(self, Poisson, _instance, batch_shape, rate=self.rate.expand(batch_shape))
 
     @property
     def mean(self):
@@ -295,56 +296,43 @@ class Poisson(Distribution):
         return self.rate
 
     def sample(self, sample_shape=Size()):
-        import minigrad
-        shape = self._extended_shape(sample_shape)
         with no_grad():
-            return minigrad.poisson(self.rate.expand(shape))
+            return mg.poisson(self.rate.expand(self._extended_shape(sample_shape)))
 
+    @_checks_value
     def log_prob(self, value):
-        if self._validate_args:
-            self._validate_sample(value)
-        rate, value = broadcast_all(self.rate, value)
-        return value.xlogy(rate) - rate - (value + 1).lgamma()
+        rate, k = broadcast_all(self.rate, value)
+        return k.xlogy(rate) - rate - (k + 1).lgamma()  # xlogy: 0 * log 0 = 0 when rate = 0
+
+    # exponential-family form: theta = log(rate), F(theta) = e^theta
+    @property
+    def _natural_params(self):
+        return (self.rate.log(),)
+
+    def _log_normalizer(self, theta):
+        return theta.exp()
 
 
-def _clamp_by_zero(x):
-    return (x.clamp(min=0) + x - x.clamp(max=0)) / 2
-
-
-class Binomial(Distribution):
+class Binomial(_ProbsOrLogits, Distribution):
+    """Successes among total_count Bernoulli(p) trials:
+    log p(k) = log C(n, k) + k log p + (n - k) log(1 - p) = log C(n, k) + k * logit - n * softplus(logit)."""
     arg_constraints = {"total_count": constraints.nonnegative_integer, "probs": constraints.unit_interval,
                        "logits": constraints.real}
     has_enumerate_support = True
 
     def __init__(self, total_count=1, probs=None, logits=None, validate_args=None):
-        if (probs is None) == (logits is None):
-            raise ValueError(_ONE_OF)
-        if probs is not None:
-            self.total_count, self.probs = broadcast_all(total_count, probs)
-            self.total_count = self.total_count.type_as(self.probs)
-        else:
-            self.total_count, self.logits = broadcast_all(total_count, logits)
-            self.total_count = self.total_count.type_as(self.logits)
-        self._param = self.probs if probs is not None else self.logits
+        (count,) = self._take_param(probs, logits, total_count)
+        self.total_count = count.type_as(self._param)
         super().__init__(self._param.size(), validate_args=validate_args)
 
     def expand(self, batch_shape, _instance=None):
-        new = self._get_checked_instance(Binomial, _instance)
         batch_shape = Size(batch_shape)
-        new.total_count = self.total_count.expand(batch_shape)
-        if "probs" in self.__dict__:
-            new.probs = self.probs.expand(batch_shape)
-            new._param = new.probs
-        if "logits" in self.__dict__:
-            new.logits = self.logits.expand(batch_shape)
-            new._param = new.logits
-        Distribution.__init__(new, batch_shape, validate_args=False)
-        new._validate_args = self._validate_args
-        return new
+        return _expand_into(self, Binomial, _instance, batch_shape, total_count=self.total_count.expand(batch_shape),
+                            **_expanded_param(self, batch_shape))
 
     @constraints.dependent_property(is_discrete=True, event_dim=0)
     def support(self):
-        return constraints.integer_interval(0, self.total_count)
+        return constraints.integer_interval(0, self.total_count)  # 0..n successes
 
     @property
     def mean(self):
@@ -352,62 +340,45 @@ class Binomial(Distribution):
 
     @property
     def mode(self):
-        import minigrad
-        return minigrad.minimum(((self.total_count + 1) * self.probs).floor(), self.total_count)
+        n = self.total_count
+        peak = (self.probs * (n + 1)).floor()
+        return mg.where(peak <= n, peak, n)  # at most n successes (a tie keeps peak's gradient)
 
     @property
     def variance(self):
-        return self.total_count * self.probs * (1 - self.probs)
-
-    @lazy_property
-    def logits(self):
-        return probs_to_logits(self.probs, is_binary=True)
-
-    @lazy_property
-    def probs(self):
-        return logits_to_probs(self.logits, is_binary=True)
-
-    @property
-    def param_shape(self):
-        return self._param.size()
+        p = self.probs
+        return self.total_count * p * (1 - p)
 
     def sample(self, sample_shape=Size()):
-        """The number of successes among total_count Bernoulli trials, counted over a leading
-        dim of max(total_count) uniform draws (memory grows with the largest count)."""
-        import minigrad
-        shape = self._extended_shape(sample_shape)
+        """Run max(total_count) uniform trials per element along a new leading dim and count the
+        successes among the first total_count of them (memory grows with the largest count)."""
+        shape = tuple(self._extended_shape(sample_shape))
         with no_grad():
-            n = int(self.total_count.max().item()) if self.total_count.numel() else 0
-            probs = self.probs.expand(shape)
-            u = minigrad.rand((n,) + tuple(shape), dtype=probs.dtype, device=probs.device)
-            trial = minigrad.arange(n, device=probs.device).view((n,) + (1,) * len(shape)).to(probs.dtype)
-            hits = (u < probs) & (trial < self.total_count.expand(shape))
-            return hits.sum(0).to(probs.dtype)
+            n_max = int(self.total_count.max().item()) if self.total_count.numel() else 0
+            p = self.probs.expand(shape)
+            u = mg.rand((n_max,) + shape, dtype=p.dtype, device=p.device)
+            trial_no = mg.arange(n_max, device=p.device).view((n_max,) + (1,) * len(shape)).to(p.dtype)
+            counted = trial_no < self.total_count.expand(shape)
+            return ((u < p) & counted).sum(0).to(p.dtype)
 
+    @_checks_value
     def log_prob(self, value):
-        if self._validate_args:
-            self._validate_sample(value)
-        log_factorial_n = (self.total_count + 1).lgamma()
-        log_factorial_k = (value + 1).lgamma()
-        log_factorial_nmk = (self.total_count - value + 1).lgamma()
-        # k * log(p) + (n - k) * log(1 - p) = k * (log(p) - log(1 - p)) + n * log(1 - p)
-        #     (case logit < 0)              = k * logit - n * log1p(e^logit)
-        #     (case logit > 0)              = k * logit - n * (log(p) - log(1 - p)) + n * log(p)
-        #                                   = k * logit - n * logit - n * log1p(e^-logit)
-        #     (merge two cases)             = k * logit - n * max(logit, 0) - n * log1p(e^-|logit|)
-        normalize_term = (self.total_count * _clamp_by_zero(self.logits)
-                          + self.total_count * (-self.logits.abs()).exp().log1p() - log_factorial_n)
-        return value * self.logits - log_factorial_k - log_factorial_nmk - normalize_term
+        n, k, logit = self.total_count, value, self.logits
+        log_choose = (n + 1).lgamma() - (k + 1).lgamma() - (n - k + 1).lgamma()
+        return log_choose + k * logit - n * _softplus(logit)
+
+    def _homogeneous_count(self, what):
+        n = int(self.total_count.max())
+        if not self.total_count.min() == n:
+            raise NotImplementedError(f"Inhomogeneous total count not supported by `{what}`.")
+        return n
 
     def entropy(self):
-        total_count = int(self.total_count.max())
-        if not self.total_count.min() == total_count:
-            raise NotImplementedError("Inhomogeneous total count not supported by `entropy`.")
-        log_prob = self.log_prob(self.enumerate_support(False))
-        return -(log_prob.exp() * log_prob).sum(0)
+        # the finite sum -sum_k p(k) log p(k) over k = 0..n (n must be the same everywhere)
+        self._homogeneous_count("entropy")
+        log_p = self.log_prob(self.enumerate_support(False))
+        return -(log_p.exp() * log_p).sum(0)
 
     def enumerate_support(self, expand=True):
-        total_count = int(self.total_count.max())
-        if not self.total_count.min() == total_count:
-            raise NotImplementedError("Inhomogeneous total count not supported by `enumerate_support`.")
-        return _support_values(1 + total_count, self._param.dtype, self._param.device, self._batch_shape, expand)
+        n = self._homogeneous_count("enumerate_support")
+        return _arange_support(n + 1, self._param.dtype, self._param.device, self._batch_shape, expand)

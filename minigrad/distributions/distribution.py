@@ -1,4 +1,11 @@
-"""torch.distributions.Distribution: batch and event shapes, argument and sample validation."""
+"""The Distribution base class (torch.distributions.Distribution's contract).
+
+A distribution describes a batch of independent random variables, each of them shaped like an
+event; a draw under `sample_shape` has shape sample_shape + batch_shape + event_shape. With
+validation on (the default, as in torch unless python runs with -O) the constructor checks every
+parameter against `arg_constraints`, and log_prob checks its value against `support`.
+"""
+import functools
 import warnings
 
 from .. import Size, no_grad
@@ -7,45 +14,61 @@ from . import constraints
 __all__ = ["Distribution"]
 
 
+def _joined(*shapes):
+    """The concatenation of several shapes, as a Size."""
+    out = ()
+    for s in shapes:
+        out += tuple(s)
+    return Size(out)
+
+
+def _shape_text(t):
+    return f"{type(t).__name__} of shape {tuple(t.shape)}"
+
+
 class Distribution:
     has_rsample = False
     has_enumerate_support = False
-    _validate_args = __debug__  # torch's default: validation on (unless python -O)
+    _validate_args = __debug__
 
     @staticmethod
     def set_default_validate_args(value):
-        if value not in [True, False]:
+        """Switch argument/sample validation on or off for every distribution built afterwards."""
+        if value not in (True, False):
             raise ValueError
         Distribution._validate_args = value
 
     def __init__(self, batch_shape=Size(), event_shape=Size(), validate_args=None):
-        self._batch_shape = Size(batch_shape)
-        self._event_shape = Size(event_shape)
+        self._batch_shape, self._event_shape = Size(batch_shape), Size(event_shape)
         if validate_args is not None:
             self._validate_args = validate_args
         if self._validate_args:
-            try:
-                arg_constraints = self.arg_constraints
-            except NotImplementedError:
-                arg_constraints = {}
-                warnings.warn(f"{self.__class__} does not define `arg_constraints`. Please set `arg_constraints = "
-                              "{}` or initialize the distribution with `validate_args=False` to turn off validation.",
-                              stacklevel=2)
-            for param, constraint in arg_constraints.items():
-                if constraints.is_dependent(constraint):
-                    continue  # skip constraints that cannot be checked
-                if param not in self.__dict__ and isinstance(getattr(type(self), param), lazy_property):
-                    continue  # skip checking lazily-constructed args
-                value = getattr(self, param)
-                valid = constraint.check(value)
-                if not bool(valid.all()):
-                    raise ValueError(f"Expected parameter {param} ({type(value).__name__} of shape "
-                                     f"{tuple(value.shape)}) of distribution {self!r} to satisfy the constraint "
-                                     f"{constraint!r}, but found invalid values:\n{value}")
+            self._check_parameters()
 
-    def expand(self, batch_shape, _instance=None):
-        raise NotImplementedError
+    def _declared(self, attr, advice):
+        """self.<attr>, or None, with a warning, where the family leaves it undeclared: validation
+        then checks what it can and skips the rest."""
+        try:
+            return getattr(self, attr)
+        except NotImplementedError:
+            warnings.warn(f"{self.__class__} does not define `{attr}`{advice} the distribution with "
+                          "`validate_args=False` to turn off validation.", stacklevel=4)
+            return None
 
+    def _check_parameters(self):
+        checks = self._declared("arg_constraints", ". Please set `arg_constraints = {}` or initialize")
+        for name, constraint in (checks or {}).items():
+            # a dependent constraint has nothing to check; a parameter still held only as its
+            # lazy_property (probs given as logits, say) would be computed just to be checked
+            lazy = name not in self.__dict__ and isinstance(getattr(type(self), name), lazy_property)
+            if lazy or constraints.is_dependent(constraint):
+                continue
+            param = getattr(self, name)
+            if not bool(constraint.check(param).all()):
+                raise ValueError(f"Expected parameter {name} ({_shape_text(param)}) of distribution {self!r} to "
+                                 f"satisfy the constraint {constraint!r}, but found invalid values:\n{param}")
+
+    # ---- shapes -------------------------------------------------------------------------------
     @property
     def batch_shape(self):
         return self._batch_shape
@@ -54,6 +77,25 @@ class Distribution:
     def event_shape(self):
         return self._event_shape
 
+    def _extended_shape(self, sample_shape=Size()):
+        """sample_shape + batch_shape + event_shape: the shape of a draw."""
+        return _joined(sample_shape, self._batch_shape, self._event_shape)
+
+    def expand(self, batch_shape, _instance=None):
+        raise NotImplementedError
+
+    def _get_checked_instance(self, cls, _instance=None):
+        """The blank object expand fills in: _instance when a subclass's expand passes its own, else
+        an uninitialised instance of type(self). A subclass with its own __init__ but without its own
+        expand would get an object cls.expand cannot set up, so that is an error."""
+        if _instance is not None:
+            return _instance
+        if type(self).__init__ != cls.__init__:
+            raise NotImplementedError(f"Subclass {self.__class__.__name__} of {cls.__name__} that defines a custom "
+                                      "__init__ method must also define a custom .expand() method.")
+        return self.__new__(type(self))
+
+    # ---- what each family defines -------------------------------------------------------------
     @property
     def arg_constraints(self):
         raise NotImplementedError
@@ -78,14 +120,13 @@ class Distribution:
     def stddev(self):
         return self.variance.sqrt()
 
-    def sample(self, sample_shape=Size()):
-        """A sample of shape sample_shape + batch_shape + event_shape, or a batch of them; no gradient
-        flows through it."""
-        with no_grad():
-            return self.rsample(sample_shape)
-
     def rsample(self, sample_shape=Size()):
         raise NotImplementedError
+
+    def sample(self, sample_shape=Size()):
+        """A draw of shape sample_shape + batch_shape + event_shape that carries no gradient."""
+        with no_grad():
+            return self.rsample(sample_shape)
 
     def sample_n(self, n):
         warnings.warn("sample_n will be deprecated. Use .sample((n,)) instead", UserWarning, stacklevel=2)
@@ -107,70 +148,82 @@ class Distribution:
         raise NotImplementedError
 
     def perplexity(self):
+        """exp(H): the effective number of equally likely outcomes."""
         return self.entropy().exp()
 
-    def _extended_shape(self, sample_shape=Size()):
-        if not isinstance(sample_shape, Size):
-            sample_shape = Size(sample_shape)
-        return Size(tuple(sample_shape) + tuple(self._batch_shape) + tuple(self._event_shape))
-
+    # ---- value validation ---------------------------------------------------------------------
     def _validate_sample(self, value):
+        """Raise ValueError unless value is a tensor whose trailing dims are the event shape, that
+        broadcasts against batch_shape + event_shape, and that lies in the support."""
         from ..tensor import Tensor
         if not isinstance(value, Tensor):
             raise ValueError("The value argument to log_prob must be a Tensor")
-        event_dim_start = len(value.size()) - len(self._event_shape)
-        if value.size()[event_dim_start:] != self._event_shape:
-            raise ValueError(f"The right-most size of value must match event_shape: {value.size()} vs "
+        have = value.size()
+        n_event = len(self._event_shape)
+        if have[len(have) - n_event:] != self._event_shape:
+            raise ValueError(f"The right-most size of value must match event_shape: {have} vs "
                              f"{self._event_shape}.")
-        actual_shape = value.size()
-        expected_shape = Size(tuple(self._batch_shape) + tuple(self._event_shape))
-        for i, j in zip(reversed(actual_shape), reversed(expected_shape)):
-            if i != 1 and j != 1 and i != j:
-                raise ValueError(f"Value is not broadcastable with batch_shape+event_shape: {actual_shape} vs "
-                                 f"{expected_shape}.")
-        try:
-            support = self.support
-        except NotImplementedError:
-            warnings.warn(f"{self.__class__} does not define `support` to enable sample validation. Please "
-                          "initialize the distribution with `validate_args=False` to turn off validation.",
-                          stacklevel=2)
-            return
-        valid = support.check(value)
-        if not bool(valid.all()):
-            raise ValueError(f"Expected value argument ({type(value).__name__} of shape {tuple(value.shape)}) to be "
-                             f"within the support ({support!r}) of the distribution {self!r}, but found invalid "
-                             f"values:\n{value}")
-
-    def _get_checked_instance(self, cls, _instance=None):
-        if _instance is None and type(self).__init__ != cls.__init__:
-            raise NotImplementedError(f"Subclass {self.__class__.__name__} of {cls.__name__} that defines a custom "
-                                      "__init__ method must also define a custom .expand() method.")
-        return self.__new__(type(self)) if _instance is None else _instance
+        want = _joined(self._batch_shape, self._event_shape)
+        if any(a != b and 1 not in (a, b) for a, b in zip(reversed(have), reversed(want))):
+            raise ValueError(f"Value is not broadcastable with batch_shape+event_shape: {have} vs {want}.")
+        support = self._declared("support", " to enable sample validation. Please initialize")
+        if support is not None and not bool(support.check(value).all()):
+            raise ValueError(f"Expected value argument ({_shape_text(value)}) to be within the support "
+                             f"({support!r}) of the distribution {self!r}, but found invalid values:\n{value}")
 
     def __repr__(self):
-        param_names = [k for k, _ in self.arg_constraints.items() if k in self.__dict__]
-        args_string = ", ".join(f"{p}: {self.__dict__[p] if self.__dict__[p].numel() == 1 else self.__dict__[p].size()}"
-                                for p in param_names)
-        return self.__class__.__name__ + "(" + args_string + ")"
+        # each parameter the instance holds: its value when it is a single number, else its size
+        shown = []
+        for name in self.arg_constraints:
+            if name in self.__dict__:
+                v = self.__dict__[name]
+                shown.append(f"{name}: {v if v.numel() == 1 else v.size()}")
+        return f"{self.__class__.__name__}({', '.join(shown)})"
+
+
+def _finish_expand(new, source, batch_shape, event_shape=None):
+    """The tail every expand shares: set new's shapes without re-validating its (already checked)
+    parameters, and carry over source's validation flag."""
+    Distribution.__init__(new, batch_shape, source.event_shape if event_shape is None else event_shape,
+                          validate_args=False)
+    new._validate_args = source._validate_args
+    return new
+
+
+def _expand_into(source, cls, instance, batch_shape, event_shape=None, **attrs):
+    """The whole of a simple expand: the blank instance, its (already expanded) attributes, its
+    shapes."""
+    new = source._get_checked_instance(cls, instance)
+    for name, value in attrs.items():
+        setattr(new, name, value)
+    return _finish_expand(new, source, batch_shape, event_shape)
+
+
+def _checks_value(method):
+    """Decorator for log_prob, cdf and the like: validate the value first when validation is on."""
+    @functools.wraps(method)
+    def checked(self, x, *args, **kwargs):
+        if self._validate_args:
+            self._validate_sample(x)
+        return method(self, x, *args, **kwargs)
+    return checked
 
 
 class lazy_property:
-    """A property computed once, on first access, then stored on the instance (torch's
-    distributions.utils.lazy_property: probs from logits and back)."""
+    """A derived parameter (probs from logits, a Cholesky factor...) computed on first access and
+    then stored on the instance, shadowing this descriptor. It is built with grad mode on, so that
+    it stays differentiable even when first touched under no_grad (inside sample, say)."""
 
     def __init__(self, wrapped):
         self.wrapped = wrapped
         self.__doc__ = wrapped.__doc__
+        self.__name__ = wrapped.__name__
 
-    def __get__(self, instance, obj_type=None):
+    def __get__(self, instance, owner=None):
         if instance is None:
             return self
-        with _enable_grad():
-            value = self.wrapped(instance)
-        setattr(instance, self.wrapped.__name__, value)
-        return value
-
-
-def _enable_grad():
-    from .. import enable_grad
-    return enable_grad()
+        from .. import enable_grad
+        with enable_grad():
+            computed = self.wrapped(instance)
+        instance.__dict__[self.__name__] = computed
+        return computed

@@ -1,42 +1,75 @@
-"""MultivariateNormal, parameterized by a covariance, precision or lower-triangular scale matrix."""
+"""MultivariateNormal N(loc, S), given by S itself, by its inverse (the precision) or by a lower
+triangular L with S = L L^T. Whichever is given, L (the Cholesky factor) is what the computations
+use: x = loc + L eps samples it, and with n the event size
+
+    log p(x) = -(n log 2pi + log det S + |L^-1 (x - loc)|^2) / 2,   log det S = 2 sum_i log L_ii,
+    H        =  (n (1 + log 2pi) + log det S) / 2.
+
+The linear-algebra helpers here work on batches of matrices that broadcast against batches of
+vectors; kl.py and LowRankMultivariateNormal use them as well.
+"""
 import math
 
+import minigrad as mg
 from .. import Size
 from . import constraints
 from ._params import standard_normal
-from .distribution import Distribution, lazy_property
+from .distribution import Distribution, _checks_value, _expand_into, lazy_property
 
 __all__ = ["MultivariateNormal"]
 
-
-def _batch_mv(bmat, bvec):
-    """Matrix-vector products of broadcastable batches of matrices and vectors."""
-    return bmat.matmul(bvec.unsqueeze(-1)).squeeze(-1)
+_LOG_2PI = math.log(2 * math.pi)
 
 
-def _batch_mahalanobis(bL, bx):
-    """x^T (L L^T)^-1 x for batches of lower-triangular L and of vectors x that broadcast together."""
-    import minigrad
-    n = bx.size(-1)
-    shape = minigrad.broadcast_shapes(tuple(bL.shape[:-2]), tuple(bx.shape[:-1]))
-    L = bL.expand(tuple(shape) + (n, n))
-    x = bx.expand(tuple(shape) + (n,)).unsqueeze(-1)
-    return minigrad.linalg.solve_triangular(L, x, upper=False).squeeze(-1).pow(2).sum(-1)
+def _batch_mv(matrices, vectors):
+    """A v for every (A, v) of two broadcasting batches."""
+    return (matrices @ vectors.unsqueeze(-1)).squeeze(-1)
 
 
-def _batch_trace_xxt(bmat):
-    n, m = bmat.size(-1), bmat.size(-2)
-    return bmat.reshape(-1, m * n).pow(2).sum(-1).reshape(bmat.shape[:-2])
+def _batch_mahalanobis(tril, x):
+    """|L^-1 x|^2 = x^T (L L^T)^-1 x for batches of lower-triangular L (..., n, n) and vectors x
+    (..., n) whose batch shapes broadcast; one triangular solve, no inverse."""
+    n = x.size(-1)
+    batch = tuple(mg.broadcast_shapes(tuple(tril.shape[:-2]), tuple(x.shape[:-1])))
+    y = mg.linalg.solve_triangular(tril.expand(batch + (n, n)), x.expand(batch + (n,)).unsqueeze(-1), upper=False)
+    return y.squeeze(-1).pow(2).sum(-1)
 
 
-def _precision_to_scale_tril(P):
-    """The lower Cholesky factor of P^-1, from the Cholesky factor of P with its rows and columns
-    reversed (no explicit inverse of P)."""
-    import minigrad
-    Lf = minigrad.linalg.cholesky(P.flip((-2, -1)))
-    L_inv = Lf.flip((-2, -1)).transpose(-2, -1)
-    eye = minigrad.eye(P.shape[-1], dtype=P.dtype, device=P.device)
-    return minigrad.linalg.solve_triangular(L_inv, eye, upper=False)
+def _batch_trace_xxt(m):
+    """tr(M M^T): the sum of the squares of M's entries."""
+    return m.pow(2).sum((-2, -1))
+
+
+def _half_log_det(tril):
+    """log det(L L^T) / 2 = sum_i log L_ii."""
+    return tril.diagonal(dim1=-2, dim2=-1).log().sum(-1)
+
+
+def _gaussian_log_prob(n, log_det, mahalanobis):
+    return -0.5 * (n * _LOG_2PI + log_det + mahalanobis)
+
+
+def _gaussian_entropy(n, log_det, batch_shape):
+    h = 0.5 * (n * (1.0 + _LOG_2PI) + log_det)
+    return h.expand(batch_shape) if len(batch_shape) else h
+
+
+def _scale_tril_of_precision(precision):
+    """The lower Cholesky factor of P^-1 without inverting P. With J the reversal of rows, the
+    Cholesky factor F of J P J gives P = U U^T for the upper-triangular U = J F J, hence
+    P^-1 = (U^-T)(U^-T)^T, and U^-T (lower triangular) is the factor sought; U^T = J F^T J is F with
+    both axes flipped, then transposed."""
+    f = mg.linalg.cholesky(precision.flip((-2, -1)))
+    u_t = f.flip((-2, -1)).transpose(-2, -1)
+    eye = mg.eye(precision.shape[-1], dtype=precision.dtype, device=precision.device)
+    return mg.linalg.solve_triangular(u_t, eye, upper=False)
+
+
+_FACTORIZE = {
+    "scale_tril": lambda m: m,
+    "covariance_matrix": lambda m: mg.linalg.cholesky(m),
+    "precision_matrix": _scale_tril_of_precision,
+}
 
 
 class MultivariateNormal(Distribution):
@@ -46,59 +79,50 @@ class MultivariateNormal(Distribution):
     has_rsample = True
 
     def __init__(self, loc, covariance_matrix=None, precision_matrix=None, scale_tril=None, validate_args=None):
-        import minigrad
         if loc.dim() < 1:
             raise ValueError("loc must be at least one-dimensional.")
-        if (covariance_matrix is not None) + (scale_tril is not None) + (precision_matrix is not None) != 1:
+        given = {"scale_tril": scale_tril, "covariance_matrix": covariance_matrix,
+                 "precision_matrix": precision_matrix}
+        given = {k: v for k, v in given.items() if v is not None}
+        if len(given) != 1:
             raise ValueError("Exactly one of covariance_matrix or precision_matrix or scale_tril may be specified.")
-        for name, m in (("scale_tril", scale_tril), ("covariance_matrix", covariance_matrix),
-                        ("precision_matrix", precision_matrix)):
-            if m is not None:
-                if m.dim() < 2:
-                    raise ValueError(f"{name} matrix must be at least two-dimensional, with optional leading batch "
-                                     "dimensions")
-                batch_shape = Size(minigrad.broadcast_shapes(tuple(m.shape[:-2]), tuple(loc.shape[:-1])))
-                setattr(self, name, m.expand(tuple(batch_shape) + (-1, -1)))
-        self.loc = loc.expand(tuple(batch_shape) + (-1,))
-        super().__init__(batch_shape, self.loc.shape[-1:], validate_args=validate_args)
-        if scale_tril is not None:
-            self._unbroadcasted_scale_tril = scale_tril
-        elif covariance_matrix is not None:
-            self._unbroadcasted_scale_tril = minigrad.linalg.cholesky(covariance_matrix)
-        else:
-            self._unbroadcasted_scale_tril = _precision_to_scale_tril(precision_matrix)
+        ((name, matrix),) = given.items()
+        if matrix.dim() < 2:
+            label = "scale_tril matrix" if name == "scale_tril" else name
+            raise ValueError(f"{label} must be at least two-dimensional, with optional leading batch dimensions")
+        batch = Size(mg.broadcast_shapes(tuple(matrix.shape[:-2]), tuple(loc.shape[:-1])))
+        setattr(self, name, matrix.expand(batch + (-1, -1)))
+        self.loc = loc.expand(batch + (-1,))
+        super().__init__(batch, self.loc.shape[-1:], validate_args=validate_args)
+        # the factor of the matrix as given (before broadcasting): batched work stays small
+        self._unbroadcasted_scale_tril = _FACTORIZE[name](matrix)
 
     def expand(self, batch_shape, _instance=None):
-        new = self._get_checked_instance(MultivariateNormal, _instance)
         batch_shape = Size(batch_shape)
-        loc_shape = tuple(batch_shape) + tuple(self.event_shape)
-        cov_shape = loc_shape + tuple(self.event_shape)
-        new.loc = self.loc.expand(loc_shape)
-        new._unbroadcasted_scale_tril = self._unbroadcasted_scale_tril
-        for name in ("covariance_matrix", "scale_tril", "precision_matrix"):
-            if name in self.__dict__:
-                setattr(new, name, getattr(self, name).expand(cov_shape))
-        Distribution.__init__(new, batch_shape, self.event_shape, validate_args=False)
-        new._validate_args = self._validate_args
-        return new
+        vec = batch_shape + self.event_shape
+        matrices = {k: v.expand(vec + self.event_shape) for k, v in self.__dict__.items() if k in _FACTORIZE}
+        return _expand_into(self, MultivariateNormal, _instance, batch_shape, loc=self.loc.expand(vec),
+                            _unbroadcasted_scale_tril=self._unbroadcasted_scale_tril, **matrices)
 
-    def _full(self):
-        return tuple(self._batch_shape) + tuple(self._event_shape) + tuple(self._event_shape)
+    def _matrix_shape(self):
+        return self._batch_shape + self._event_shape + self._event_shape
 
+    # the two parameterizations not given, derived from L on demand
     @lazy_property
     def scale_tril(self):
-        return self._unbroadcasted_scale_tril.expand(self._full())
+        return self._unbroadcasted_scale_tril.expand(self._matrix_shape())
 
     @lazy_property
     def covariance_matrix(self):
-        L = self._unbroadcasted_scale_tril
-        return L.matmul(L.mT).expand(self._full())
+        tril = self._unbroadcasted_scale_tril
+        return (tril @ tril.mT).expand(self._matrix_shape())
 
     @lazy_property
     def precision_matrix(self):
-        import minigrad
-        L_inv = minigrad.linalg.inv(self._unbroadcasted_scale_tril)
-        return L_inv.mT.matmul(L_inv).expand(self._full())
+        # S^-1 = L^-T L^-1
+        tril = self._unbroadcasted_scale_tril
+        tril_inv = mg.linalg.inv(tril)
+        return (tril_inv.mT @ tril_inv).expand(self._matrix_shape())
 
     @property
     def mean(self):
@@ -110,24 +134,19 @@ class MultivariateNormal(Distribution):
 
     @property
     def variance(self):
-        return self._unbroadcasted_scale_tril.pow(2).sum(-1).expand(tuple(self._batch_shape) + tuple(self._event_shape))
+        # diag(L L^T)_i = sum_j L_ij^2
+        return self._unbroadcasted_scale_tril.pow(2).sum(-1).expand(self._batch_shape + self._event_shape)
 
     def rsample(self, sample_shape=Size()):
-        shape = self._extended_shape(sample_shape)
-        eps = standard_normal(shape, self.loc.dtype, self.loc.device)
+        eps = standard_normal(self._extended_shape(sample_shape), self.loc.dtype, self.loc.device)
         return self.loc + _batch_mv(self._unbroadcasted_scale_tril, eps)
 
+    @_checks_value
     def log_prob(self, value):
-        if self._validate_args:
-            self._validate_sample(value)
-        diff = value - self.loc
-        M = _batch_mahalanobis(self._unbroadcasted_scale_tril, diff)
-        half_log_det = self._unbroadcasted_scale_tril.diagonal(dim1=-2, dim2=-1).log().sum(-1)
-        return -0.5 * (self._event_shape[0] * math.log(2 * math.pi) + M) - half_log_det
+        tril = self._unbroadcasted_scale_tril
+        return _gaussian_log_prob(self._event_shape[0], 2 * _half_log_det(tril),
+                                  _batch_mahalanobis(tril, value - self.loc))
 
     def entropy(self):
-        half_log_det = self._unbroadcasted_scale_tril.diagonal(dim1=-2, dim2=-1).log().sum(-1)
-        H = 0.5 * self._event_shape[0] * (1.0 + math.log(2 * math.pi)) + half_log_det
-        if len(self._batch_shape) == 0:
-            return H
-        return H.expand(self._batch_shape)
+        return _gaussian_entropy(self._event_shape[0], 2 * _half_log_det(self._unbroadcasted_scale_tril),
+                                 self._batch_shape)
