@@ -137,7 +137,7 @@ def synchronize(dev=None):
 # the last array that uses it. Slower; for debugging: compute-sanitizer then knows each tensor's
 # exact bounds, where the pool hands out 512-byte-rounded pieces of larger blocks.
 NO_CACHING_ENV = "MINIGRAD_NO_CUDA_MEMORY_CACHING"
-_peak = {"bytes": 0, "installed": False, "caching": True}
+_peak = {"bytes": 0, "reserved": 0, "installed": False, "caching": True}
 _uncached = {"bytes": 0}  # bytes held by live allocations when caching is off
 
 
@@ -160,6 +160,9 @@ def _track_peak():
             used = pool.used_bytes()
             if used > _peak["bytes"]:
                 _peak["bytes"] = used
+            held = pool.total_bytes()
+            if held > _peak["reserved"]:
+                _peak["reserved"] = held
             return mem
     else:
         class Allocation(cupy.cuda.Memory):
@@ -170,7 +173,7 @@ def _track_peak():
             weakref.finalize(mem, _release_uncached, size)
             _uncached["bytes"] += size
             if _uncached["bytes"] > _peak["bytes"]:
-                _peak["bytes"] = _uncached["bytes"]
+                _peak["bytes"] = _peak["reserved"] = _uncached["bytes"]
             return cupy.cuda.MemoryPointer(mem, 0)
 
     cupy.cuda.set_allocator(malloc)
@@ -191,6 +194,44 @@ def max_memory_allocated(dev=None):
 
 def reset_peak_memory_stats(dev=None):
     _peak["bytes"] = memory_allocated(dev)
+    _peak["reserved"] = memory_reserved(dev)
+
+
+def reset_max_memory_allocated(dev=None):
+    """The peak of memory_allocated starts again from the current value (torch's older name for
+    part of reset_peak_memory_stats)."""
+    _peak["bytes"] = memory_allocated(dev)
+
+
+def max_memory_reserved(dev=None):
+    """The most memory the allocator has held (in use or cached for reuse) since the start or
+    the last reset_peak_memory_stats."""
+    return max(_peak["reserved"], memory_reserved(dev))
+
+
+def memory_stats(dev=None):
+    """The counters minigrad keeps, under torch's key names: bytes in use and held by the
+    allocator, current and peak (torch's allocator keeps many more; these are the ones most
+    programs read)."""
+    allocated, reserved = memory_allocated(dev), memory_reserved(dev)
+    return {"allocated_bytes.all.current": allocated,
+            "allocated_bytes.all.peak": max_memory_allocated(dev),
+            "reserved_bytes.all.current": reserved,
+            "reserved_bytes.all.peak": max_memory_reserved(dev),
+            "num_ooms": 0}
+
+
+def memory_summary(dev=None, abbreviated=False):
+    """A short table of memory_stats() in MiB (torch prints its allocator's full report)."""
+    stats = memory_stats(dev)
+    index = _index(dev)
+    rows = [("Allocated memory", "allocated_bytes"), ("GPU reserved memory", "reserved_bytes")]
+    lines = [f"minigrad CUDA memory summary, device ID {index}",
+             f"{'Metric':<24}{'Cur Usage':>14}{'Peak Usage':>14}"]
+    for label, key in rows:
+        cur, peak = stats[key + ".all.current"], stats[key + ".all.peak"]
+        lines.append(f"{label:<24}{cur / 2 ** 20:>11.1f} MiB{peak / 2 ** 20:>10.1f} MiB")
+    return "\n".join(lines) + "\n"
 
 
 def memory_reserved(dev=None):
@@ -205,15 +246,61 @@ def empty_cache():
         _state["cupy"].get_default_memory_pool().free_all_blocks()
 
 
+_seeds = {}  # device index -> the seed its generator was last seeded with
+
+
 def manual_seed(seed):
     from .backends import cuda_backend
-    cuda_backend.for_device(current_device()).seed(int(seed))
+    index = current_device()
+    cuda_backend.for_device(index).seed(int(seed))
+    _seeds[index] = int(seed)
 
 
 def manual_seed_all(seed):
     from .backends import cuda_backend
     for i in range(device_count()):
         cuda_backend.for_device(i).seed(int(seed))
+        _seeds[i] = int(seed)
+
+
+def _random_seed():
+    import random
+    return random.randrange(2 ** 63)
+
+
+def seed():
+    """Seed the current device's generator with a random number (see initial_seed)."""
+    manual_seed(_random_seed())
+
+
+def seed_all():
+    """Seed every device's generator with one random number."""
+    manual_seed_all(_random_seed())
+
+
+def initial_seed():
+    """The seed the current device's generator was last seeded with (a random one, chosen now,
+    if it never was, as torch's lazily seeded generators do)."""
+    index = current_device()
+    if index not in _seeds:
+        manual_seed(_random_seed())
+    return _seeds[index]
+
+
+def is_initialized():
+    """Whether minigrad has looked for GPUs yet (torch: whether CUDA state is initialized)."""
+    return _state["checked"] and is_available()
+
+
+def init():
+    """Look for GPUs now; raises the no-GPU error when there is none (torch's lazy init, forced)."""
+    if not is_available():
+        raise RuntimeError(_INSTALL_HINT)
+
+
+def is_bf16_supported(including_emulation=True):
+    """False: minigrad has no bfloat16 dtype on any device (NumPy has none)."""
+    return False
 
 
 # The RNG state of a CUDA device: 16 bytes, a seed and an offset, as torch's Philox state (the
