@@ -7,6 +7,7 @@ from .tensor import Tensor, Size
 from . import autograd, cuda
 from .autograd import (no_grad, enable_grad, set_grad_enabled, is_grad_enabled, inference_mode,
                        is_inference_mode_enabled)
+from .autograd.anomaly_mode import is_anomaly_enabled, is_anomaly_check_nan_enabled  # noqa: E402
 from .creation import (tensor, as_tensor, from_numpy, zeros, ones, empty, full, arange, linspace, eye,
                        rand, randn, randint, zeros_like, ones_like, empty_like, full_like, rand_like,
                        randn_like, randint_like, manual_seed, seed, Generator, default_generator,

@@ -161,6 +161,8 @@ class Tensor:
     _inference_mode_view = False  # such a view made in inference mode (torch's errors name the mode)
     _grad_acc = None    # the AccumulateGrad node of a leaf (it refers back weakly)
     _hooks = None
+    _post_acc_hooks = None  # {handle id: fn(tensor)} (register_post_accumulate_grad_hook)
+    _custom_view = None  # (Function name, output nr) of a view a custom Function returned
     _retains_grad = False
     _inference = False  # made in inference mode (not as a view of a normal tensor): torch's inference tensor
     __array_priority__ = 1000  # NumPy defers to Tensor's reflected operators
@@ -546,6 +548,7 @@ class Tensor:
         if node._retained is None:
             node._retained = {}
         node._retained[self._output_nr] = weakref.ref(self)
+        node._hooked = True
         self._retains_grad = True
 
     @property
@@ -566,7 +569,24 @@ class Tensor:
             if node._tensor_hooks is None:
                 node._tensor_hooks = {}
             node._tensor_hooks[handle.id] = (self._output_nr, hook)
+            node._hooked = True
             handle._dict = node._tensor_hooks
+        return handle
+
+    def register_post_accumulate_grad_hook(self, hook):
+        """hook(tensor), run after a backward has accumulated this leaf's gradient into .grad."""
+        if not self._requires_grad:
+            raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
+        if self.grad_fn is not None:
+            raise RuntimeError("post accumulate grad hooks cannot be registered on non-leaf tensors")
+        node = _function.accumulator(self)
+        if self._post_acc_hooks is None:
+            self._post_acc_hooks = {}
+        handle = _HookHandle()
+        self._post_acc_hooks[handle.id] = hook
+        handle._dict = self._post_acc_hooks
+        if node is not None:
+            node._hooked = True  # the engine's slow path for this leaf runs the hooks
         return handle
 
 

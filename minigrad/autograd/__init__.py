@@ -91,4 +91,7 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
 
 
 from .gradcheck import gradcheck, gradgradcheck, GradcheckError  # noqa: E402,F401
+from . import graph  # noqa: E402,F401  (torch.autograd.graph: saved-tensor and multi-grad hooks)
+from . import anomaly_mode  # noqa: E402,F401
+from .anomaly_mode import detect_anomaly, set_detect_anomaly  # noqa: E402,F401
 from . import functional  # noqa: E402,F401  (torch.autograd.functional)

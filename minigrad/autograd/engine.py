@@ -19,6 +19,14 @@ from heapq import heappush, heappop
 
 from .function import AccumulateGrad, accumulator
 from .grad_mode import _grad_enabled, _set_grad_enabled, grad_mode_value
+from .function import _anomaly
+import itertools
+
+# The backward running (nested ones stack through run_backward's locals): (task id, outputs,
+# captured nodes, needed nodes), read by graph.register_multi_grad_hook; noted only once such a
+# hook was registered (_task[1]).
+_task = [None, False]
+_next_task = itertools.count(1).__next__
 
 _make = None  # minigrad.tensor._make, bound by minigrad.tensor (which imports this package)
 
@@ -69,6 +77,11 @@ def run_backward(outputs, grads, retain_graph, create_graph, inputs=None, allow_
                 needed.add(node)
         results = [None] * len(inputs)
 
+    anomaly = _anomaly[0]
+    track = _task[1]
+    if track:  # a multi-grad hook exists: note which backward runs (graph.register_multi_grad_hook)
+        prev_task = _task[0]
+        _task[0] = (_next_task(), outputs, capture, needed)
     prev = _grad_enabled()
     _set_grad_enabled(grad_mode_value(create_graph))  # inference mode records nothing, even here
     try:
@@ -76,12 +89,15 @@ def run_backward(outputs, grads, retain_graph, create_graph, inputs=None, allow_
             node = heappop(heap)[1]
             buf = buffers.pop(node)
             single = node._out_meta is None
-            if node._tensor_hooks or node._retained:
+            slow = node._hooked or anomaly
+            if slow:  # tensor hooks, retain_grad, node pre-hooks: then the node's run below
                 if single:
                     buf = {0: buf}
                 _run_tensor_hooks(node, buf, raw)
                 if single:
-                    buf = buf[0]
+                    buf = buf.get(0)
+                    if buf is None:  # a pre-hook replaced the only gradient by None
+                        continue
             if capture is not None:
                 for i, nr in capture.get(node, ()):
                     g = buf if single else buf.get(nr)
@@ -89,7 +105,9 @@ def run_backward(outputs, grads, retain_graph, create_graph, inputs=None, allow_
                 if node not in needed:
                     continue
             cls = node._forward_cls
-            if raw and single and cls._has_raw:
+            if slow:
+                grads_in = _run_slow(node, buf, single, raw, retain_graph, anomaly)
+            elif raw and single and cls._has_raw:
                 # the hot path: one output, raw arrays, an op with a raw backward
                 grads_in = cls.backward_raw(node, node._device.backend, buf)
                 if grads_in is NotImplemented:
@@ -117,12 +135,20 @@ def run_backward(outputs, grads, retain_graph, create_graph, inputs=None, allow_
                     _add_to(buffers, leaves, heap, nxt, nr, g, node._device, raw)
         if capture is not None:
             for node, g in leaves.items():
-                for i, nr in capture.get(node, ()):
-                    results[i] = _make(g, node._device) if raw else g
+                caps = capture.get(node)
+                if caps:
+                    g = _make(g, node._device) if raw else g
+                    var = node._variable()
+                    if var is not None and var._hooks:  # as torch, a leaf's hooks see its captured gradient
+                        g = _run_leaf_hooks(var, g)
+                    for i, nr in caps:
+                        results[i] = g
         else:
             _accumulate_leaves(leaves, grads, raw, create_graph)
     finally:
         _set_grad_enabled(prev)
+        if track:
+            _task[0] = prev_task
 
     if capture is not None:
         if not allow_unused and any(r is None for r in results):
@@ -143,6 +169,9 @@ def _accumulate_leaves(leaves, grads, raw, create_graph):
     for node, g in leaves.items():
         var = node._variable()
         if var is None:
+            continue
+        if node._hooked:
+            _accumulate_hooked(node, var, g, raw, handed_out, create_graph)
             continue
         if raw and var._grad is None and not var._hooks:
             # the hot case: a fresh raw gradient for a leaf without .grad or hooks
@@ -174,6 +203,152 @@ def _add_to(buffers, leaves, heap, node, nr, g, device, raw):
         buf[nr] = g
 
 
+def _run_slow(node, buf, single, raw, retain_graph, anomaly):
+    """A node with node hooks, or any node under anomaly detection: run it (as the loop of
+    run_backward does), then its post-hooks, then check its gradients for NaN."""
+    cls = node._forward_cls
+    try:
+        if raw and single and cls._has_raw:
+            grads_in = cls.backward_raw(node, node._device.backend, buf)
+            if grads_in is NotImplemented:
+                grads_in = _call(node, {0: buf}, raw, retain_graph)
+            elif grads_in.__class__ is not tuple:
+                grads_in = (grads_in,)
+            if not retain_graph:
+                node._saved = None
+        else:
+            grads_in = _call(node, {0: buf} if single else buf, raw, retain_graph)
+        if node._post_hooks:
+            grads_in = _run_post_hooks(node, grads_in, {0: buf} if single else buf, raw)
+    except Exception:
+        if anomaly:
+            _warn_anomaly(node)
+        raise
+    if anomaly and _anomaly[1]:
+        for i, g in enumerate(grads_in):
+            if g is not None and _has_nan(g, node._device, raw):
+                _warn_anomaly(node)
+                raise RuntimeError(f"Function '{node.name()}' returned nan values in its {i}th output.")
+    return grads_in
+
+
+def _has_nan(g, device, raw):
+    t = _make(g, device) if raw else g
+    if t._data.dtype.kind not in "fc":
+        return False
+    prev = _grad_enabled()
+    _set_grad_enabled(False)
+    try:
+        return bool(t.isnan().any().item())
+    finally:
+        _set_grad_enabled(prev)
+
+
+def _warn_anomaly(node):
+    import warnings
+    tb = (node._metadata or {}).get("traceback_")
+    if tb is None:
+        msg = (f"Error detected in {node.name()}. No forward pass information available. Enable detect "
+               "anomaly during forward pass for more information.")
+    else:
+        msg = f"Error detected in {node.name()}. Traceback of forward call that caused the error:\n" + "".join(tb)
+    warnings.warn(msg, stacklevel=2)
+
+
+def _as_tensors(grads, device, raw):
+    return tuple(_make(g, device) if raw and g is not None else g for g in grads)
+
+
+def _checked_hook_grads(hook, old, new):
+    """torch's checks on what a node hook returned in place of a tuple of gradients."""
+    from ..tensor import Tensor
+    if not isinstance(new, tuple):
+        raise TypeError(f"expected tuple, but hook returned '{type(new).__name__}'")
+    if len(new) != len(old):
+        name = getattr(hook, "__name__", type(hook).__name__)
+        raise RuntimeError(f"hook '{name}' has returned an incorrect number of values (got {len(new)}, "
+                           f"but expected {len(old)})")
+    for o, n in zip(old, new):
+        if n is not None:
+            if not isinstance(n, Tensor):
+                raise TypeError(f"expected Variable, but hook returned '{type(n).__name__}'")
+            if o is not None:
+                _check_hook_result(hook, o, n)
+    return new
+
+
+def _run_pre_hooks(node, buf, raw):
+    """Node pre-hooks (register_prehook): each sees and may replace the tuple of the node's
+    output gradients; buf ({output_nr: gradient}) is updated in place."""
+    n = 1 if node._out_meta is None else len(node._out_meta)
+    grads = _as_tensors([buf.get(i) for i in range(n)], node._device, raw)
+    for hook in list(node._pre_hooks.values()):
+        new = hook(grads)
+        if new is not None:
+            grads = _checked_hook_grads(hook, grads, new)
+    buf.clear()
+    for i, g in enumerate(grads):
+        if g is not None:
+            buf[i] = g._data if raw else g
+
+
+def _run_post_hooks(node, grads_in, buf, raw):
+    """Node post-hooks (register_hook): hook(grad_inputs, grad_outputs), where grad_inputs has
+    one entry per input of the forward (None for those that need no gradient)."""
+    dev = node._device
+    nexts = node.next_functions
+    grads_in = list(grads_in)[:len(nexts)] + [None] * (len(nexts) - len(grads_in))
+    cls = getattr(node, "_forward_cls", None)
+    builtin = cls is None or cls._builtin
+    gin = tuple(None if g is None or (builtin and nxt is None) else (_make(g, dev) if raw else g)
+                for (nxt, _), g in zip(nexts, grads_in))
+    n = 1 if node._out_meta is None else len(node._out_meta)
+    gout = _as_tensors([buf.get(i) for i in range(n)], dev, raw)
+    for hook in list(node._post_hooks.values()):
+        new = hook(gin, gout)
+        if new is not None:
+            gin = _checked_hook_grads(hook, gin, new)
+    return [g._data if raw and g is not None else g for g in gin]
+
+
+def _accumulate_hooked(node, var, g, raw, handed_out, create_graph):
+    """A leaf whose AccumulateGrad node has hooks (node hooks, or the leaf's post-accumulate-grad
+    hooks): tensor hooks, node pre-hooks, accumulation, post-accumulate hooks, node post-hooks."""
+    g = _make(g, var._device) if raw else g
+    if var._hooks:
+        g = _run_leaf_hooks(var, g, handed_out)
+    if node._pre_hooks:
+        buf = {0: g}
+        _run_pre_hooks(node, buf, False)
+        g = buf.get(0)
+        if g is None:
+            return
+    accumulate(var, g, handed_out, create_graph, hooks=False)
+    if node._post_hooks:
+        _run_post_hooks(node, (), {0: g}, False)
+
+
+def _run_leaf_hooks(var, g, handed_out=None):
+    for hook in list(var._hooks.values()):
+        new = hook(g)
+        if new is not None:
+            _check_hook_result(hook, g, new)
+            g = new
+    if handed_out is not None:
+        # a hook may have kept the gradient it saw: .grad gets a copy, as torch's (which steals
+        # a gradient's memory only when nothing else refers to it)
+        d = g._data
+        handed_out.add(id(d.base if d.base is not None else d))
+    return g
+
+
+def _run_post_accumulate_hooks(var):
+    for hook in list(var._post_acc_hooks.values()):
+        res = hook(var)
+        if res is not None:
+            raise TypeError(f"expected Variable, but hook returned '{type(res).__name__}'")
+
+
 def _run_tensor_hooks(node, buf, raw):
     dev = node._device
     if node._tensor_hooks:
@@ -191,6 +366,8 @@ def _run_tensor_hooks(node, buf, raw):
             if t is not None and g is not None:
                 g = _make(dev.backend.copy(g), dev) if raw else g.clone()
                 t._grad = g if t._grad is None else t._grad + g
+    if node._pre_hooks:
+        _run_pre_hooks(node, buf, raw)
 
 
 def _call(node, buf, raw, retain_graph):
@@ -243,7 +420,8 @@ def _check_grads(node, result):
     checked = []
     for i, (g, meta) in enumerate(zip(result, node._input_meta)):
         if g is None or meta is None:
-            checked.append(None)
+            # a gradient for an input that needs none goes nowhere; node post-hooks see it, as torch's
+            checked.append(g if isinstance(g, Tensor) else None)
             continue
         if not isinstance(g, Tensor):
             raise TypeError(f"function {node.name()} returned a gradient of type "
@@ -281,14 +459,17 @@ def _numel(shape):
     return n
 
 
-def accumulate(var, g, handed_out, create_graph):
-    """Add gradient g (a Tensor) into leaf var's .grad, after the leaf's hooks."""
-    if var._hooks:
-        for hook in list(var._hooks.values()):
-            new = hook(g)
-            if new is not None:
-                _check_hook_result(hook, g, new)
-                g = new
+def accumulate(var, g, handed_out, create_graph, hooks=True):
+    """Add gradient g (a Tensor) into leaf var's .grad, after the leaf's hooks (unless the
+    caller ran them), then run its post-accumulate-grad hooks."""
+    if hooks and var._hooks:
+        g = _run_leaf_hooks(var, g, handed_out)
+    _accumulate(var, g, handed_out, create_graph)
+    if var._post_acc_hooks:
+        _run_post_accumulate_hooks(var)
+
+
+def _accumulate(var, g, handed_out, create_graph):
     old = var._grad
     if old is None:
         data = g._data

@@ -23,12 +23,61 @@ class Node:
     _scope = None          # (module, parent scope) of the nn.Module forwards this node was made in
     _out_meta = None       # (shape, dtype, device) per output, for multi-output nodes
     _seq = 0               # sequence number: larger than those of the nodes it points to
+    _hooked = False        # a tensor hook, retain_grad or node hook is set: the engine's slow path
+    _pre_hooks = None      # {handle id: fn(grad_outputs)} (register_prehook)
+    _post_hooks = None     # {handle id: fn(grad_inputs, grad_outputs)} (register_hook)
+    _metadata = None
 
     def name(self):
         return type(self).__name__
 
+    def register_hook(self, fn):
+        """fn(grad_inputs, grad_outputs) -> new grad_inputs or None, after the node has run."""
+        if self._post_hooks is None:
+            self._post_hooks = {}
+        return _node_hook(self, self._post_hooks, fn)
+
+    def register_prehook(self, fn):
+        """fn(grad_outputs) -> new grad_outputs or None, before the node runs."""
+        if self._pre_hooks is None:
+            self._pre_hooks = {}
+        return _node_hook(self, self._pre_hooks, fn)
+
+    @property
+    def metadata(self):
+        if self._metadata is None:
+            self._metadata = {}
+        return self._metadata
+
     def __repr__(self):
         return f"<{type(self).__name__} object at {hex(id(self))}>"
+
+
+class HookHandle:
+    """A hook registration; remove() unregisters it (also as a context manager), as torch's
+    torch.utils.hooks.RemovableHandle."""
+    _ids = itertools.count(1).__next__
+
+    def __init__(self, hooks_dict=None):
+        self.id = HookHandle._ids()
+        self._dict = hooks_dict
+
+    def remove(self):
+        if self._dict is not None:
+            self._dict.pop(self.id, None)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.remove()
+
+
+def _node_hook(node, hooks, fn):
+    handle = HookHandle(hooks)
+    hooks[handle.id] = fn
+    node._hooked = True
+    return handle
 
 
 # The nn.Module forwards running in this thread, innermost first, as a linked chain
@@ -140,6 +189,8 @@ class BackwardCFunction(Node):
                 alias._data, alias._device, alias._vc = t._data, t._device, t._vc
                 alias.grad_fn, alias._output_nr, alias._requires_grad = self, output_nr, True
                 out.append(alias)
+            elif entry is not None and entry[0].__class__ is HookedSaved:
+                out.append(entry[0].unpacked())
             else:
                 out.append(entry[0] if entry is not None else None)
         return tuple(out)
@@ -186,9 +237,6 @@ class BackwardCFunction(Node):
                 packed.append(_input_entry(t))
         self._saved = packed
         self._to_save = ()
-
-    def register_hook(self, fn):
-        raise NotImplementedError("node hooks are not supported; use Tensor.register_hook")
 
 
 def node_label(name):
@@ -329,6 +377,12 @@ def _refresh_view(view):
     regenerate(view)
 
 
+def _alias_of(o, t):
+    """o is the new object _fresh_outputs gave for input t, returned as is by a custom forward."""
+    replay = o._view_replay
+    return replay is not None and replay[0] is t and replay[1] is None
+
+
 def _fresh_outputs(out, args):
     """A custom forward may return an input as is: give the caller a new tensor object."""
     if isinstance(out, tuple):
@@ -382,6 +436,8 @@ def _record(cls, args, needs):
         if out._data.dtype.kind == "f":
             out.grad_fn = ctx
             out._requires_grad = True
+            if not builtin and out._base is not None:
+                out._custom_view = (cls.__name__, 0)  # torch forbids modifying it in place
         to_save = ctx._to_save
         if to_save:
             # the one-output case of _pack, inlined (every recorded op that saves goes here)
@@ -398,6 +454,8 @@ def _record(cls, args, needs):
                     packed.append((t, vc[0] if vc is not None else 0, -1))
             ctx._saved = packed
             ctx._to_save = ()
+        if _record_extra:
+            _after_record(ctx, (out,))
         return out
     ctx._device = next(o._device for o in out if isinstance(o, Tensor))
     ctx._out_meta = [(o._data.shape, o._data.dtype, o._device) if isinstance(o, Tensor) else None
@@ -405,11 +463,99 @@ def _record(cls, args, needs):
     nondiff = ctx._non_differentiable
     for i, o in enumerate(out):
         if (isinstance(o, Tensor) and o._data.dtype.kind == "f"
-                and not any(o is t for t in nondiff)):
+                and not any(o is t or _alias_of(o, t) for t in nondiff)):
             o.grad_fn, o._output_nr, o._requires_grad = ctx, i, True
+            if not builtin and o._base is not None:
+                o._custom_view = (cls.__name__, i)  # torch forbids modifying it in place
     if ctx._to_save:
         ctx._pack(out)
+    if _record_extra:
+        _after_record(ctx, out)
     return out
+
+
+# Set while anomaly detection is on or a saved-tensors-hooks context is active (autograd/graph.py,
+# autograd/anomaly_mode.py): _record then calls _after_record, so neither costs anything otherwise.
+_record_extra = False
+_anomaly = [False, True]   # [detect anomaly, check nan]
+_saved_hooks = []          # (pack_hook, unpack_hook) stack of saved_tensors_hooks, innermost last
+_hooks_disabled = [None]   # the error message of disable_saved_tensors_hooks, while it is active
+
+
+def _update_record_extra():
+    global _record_extra
+    _record_extra = bool(_anomaly[0] or _saved_hooks)
+
+
+def _after_record(ctx, outputs):
+    if _anomaly[0]:
+        import traceback
+        import os
+        pkg = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
+        # the forward call as the user made it: the frames up to the first one inside minigrad
+        keep = []
+        for frame in traceback.extract_stack():
+            if frame.filename.startswith(pkg):
+                break
+            keep.append(frame)
+        ctx.metadata["traceback_"] = traceback.format_list(keep)
+    if _saved_hooks and ctx._saved:
+        pack, unpack = _saved_hooks[-1]
+        packed = []
+        for entry in ctx._saved:
+            if entry is None:
+                packed.append(None)
+                continue
+            t, version, nr = entry
+            if nr >= 0:
+                t = outputs[nr]
+            vc = t._vc
+            before = vc[0] if vc is not None else 0
+            prev = _grad_enabled()
+            _set_grad_enabled(False)  # as torch, pack hooks run in no_grad mode
+            try:
+                value = pack(t)
+            finally:
+                _set_grad_enabled(prev)
+            vc = t._vc
+            if (vc[0] if vc is not None else 0) != before:
+                raise RuntimeError("A saved tensor pack hook is modifying its input in place. Tensors provided "
+                                   "as input to pack hook cannot be modified by in-place operations as this can "
+                                   "lead to unexpected side-effects. Please open an issue if you need to perform "
+                                   "in-place operations on the input to a pack hook.")
+            packed.append((HookedSaved(value, unpack, t._device), version, nr))
+        ctx._saved = packed
+
+
+def custom_view_error(t):
+    """torch's error for an in-place op on a view that a custom Function returned."""
+    name, nr = t._custom_view
+    return RuntimeError(f"Output {nr} of {name} is a view and is being modified inplace. This view was created "
+                        "inside a custom Function (or because an input was returned as-is) and the autograd logic "
+                        "to handle view+inplace would override the custom backward associated with the custom "
+                        "Function, leading to incorrect gradients. This behavior is forbidden. You can fix this "
+                        "by cloning the output of the custom Function.")
+
+
+class HookedSaved:
+    """A saved tensor as a pack hook packed it: unpacked by its unpack hook at each use. Its _vc
+    is None: as torch, no version check on a tensor saved through hooks."""
+    __slots__ = ("_packed", "_unpack", "_device")
+    _vc = None
+
+    def __init__(self, packed, unpack, device):
+        self._packed, self._unpack, self._device = packed, unpack, device
+
+    def unpacked(self):
+        t = self._unpack(self._packed)
+        if not isinstance(t, Tensor):
+            raise TypeError("Output of saved tensor unpack_hook expected to be a Tensor but got result of "
+                            f"type {type(t).__name__}")
+        return t
+
+    @property
+    def _data(self):
+        return self.unpacked()._data
 
 
 _INFERENCE_SAVED = ("Inference tensors cannot be saved for backward. Please do not use Tensors created in "

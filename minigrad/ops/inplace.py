@@ -43,6 +43,9 @@ def inplace(t, compute, other=None, keeps_input=False):
     tracked = _tracked(t, other)
     if tracked:
         if t._base is not None:
+            if t._custom_view is not None and t.grad_fn is not None:
+                from ..autograd.function import custom_view_error
+                raise custom_view_error(t)
             from .view_inplace import inplace_on_view
             return inplace_on_view(t, _on_copy(compute) if keeps_input else compute, other)
         old = t._alias()

@@ -7,17 +7,18 @@ with autograd.backward: the inputs' gradients go on, tensors the function uses f
 (module parameters) get theirs accumulated into .grad, as in torch (which is also why that
 variant does not work with autograd.grad for those tensors).
 
-use_reentrant=False: torch drops the saved tensors through saved-tensor hooks, which minigrad
-does not have. Here the forward runs with grad enabled, the edges by which its graph leaves the
-function (to the inputs, to parameters and other outside tensors) are found, and the outputs
-are re-attached to one checkpoint node with those edges: the function's inner graph and its
-saved activations are freed when the function returns (they do exist while it runs, unlike
-torch's). The backward re-runs the function and hands the gradients on along the same edges,
-so autograd.grad, kwargs, inputs without requires_grad and parameters all work as in torch.
+use_reentrant=False: the forward runs with grad enabled under saved-tensor hooks that drop every
+tensor its ops save for backward (as torch's does), so those activations are freed as the forward
+goes; the edges by which its graph leaves the function (to the inputs, to parameters and other
+outside tensors) are then found, and the outputs are re-attached to one checkpoint node with
+those edges, and the rest of the function's inner graph is freed when the function returns. The
+backward re-runs the function and hands the gradients on along the same edges, so autograd.grad,
+kwargs, inputs without requires_grad and parameters all work as in torch.
 """
 import warnings
 
 from ..autograd.function import Function, AccumulateGrad, next_seq
+from ..autograd.graph import saved_tensors_hooks
 from ..random import fork_rng, get_rng_state, set_rng_state
 
 __all__ = ["checkpoint", "checkpoint_sequential"]
@@ -153,7 +154,9 @@ class _NonReentrant:
         mg = _mg()
         args, kwargs = self._leaves()
         start = next_seq()
-        with mg.enable_grad():
+        # as torch's, the tensors the function's ops save for backward are dropped as they are saved
+        # (the backward recomputes them): its activations are freed during the forward already
+        with mg.enable_grad(), saved_tensors_hooks(_drop_saved, _dropped_saved):
             out = self.function(*args, **kwargs)
         flat = list(out) if isinstance(out, tuple) else [out]
         mine = {id(t): i for i, t in enumerate(list(args) + list(kwargs.values())) if isinstance(t, mg.Tensor)}
@@ -229,6 +232,15 @@ class _NonReentrant:
         roots = [o for o, _ in pairs]
         seeds = [g for _, g in pairs]
         return engine.run_backward(roots, seeds, create_graph, create_graph, capture, True)
+
+
+def _drop_saved(t):
+    return None
+
+
+def _dropped_saved(packed):
+    raise RuntimeError("minigrad.utils.checkpoint: a tensor saved for backward inside a non-reentrant "
+                       "checkpoint was read before the checkpoint's backward recomputed it")
 
 
 def _edge_of(t):

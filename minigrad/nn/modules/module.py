@@ -7,7 +7,8 @@ import warnings
 import weakref
 
 from ...autograd.function import _SCOPE_CELL, scope_cell
-from ...autograd.grad_mode import no_grad
+from ...autograd.grad_mode import no_grad, _grad_enabled
+from ...autograd.function import Function
 from ...devices import canonical
 from ... import dtypes as _dt
 from ...tensor import Tensor, to_args
@@ -157,6 +158,10 @@ class Module:
     in `forward`, and call the instance."""
     training = True
     call_super_init = False  # as torch's: True passes __init__'s arguments on (cooperative classes)
+    _is_full_backward_hook = None  # set by the first register_(full_)backward_hook
+    # True once a hook was registered on the module (in its __dict__), or while a global module
+    # hook is set (on the class): __call__ then takes the hooks path, at the cost of one lookup
+    _has_hooks = False
     _version = 1
 
     def __init__(self, *args, **kwargs):
@@ -188,42 +193,85 @@ class Module:
         outer = cell[0]
         cell[0] = (self, outer)  # nodes recorded in forward note the modules running
         try:
-            if self._forward_hooks or self._forward_pre_hooks:
+            if self._has_hooks:
                 return self._call_with_hooks(args, kwargs)
             return self.forward(*args, **kwargs)
         finally:
             cell[0] = outer
 
     def _call_with_hooks(self, args, kwargs):
-        """torch's _call_impl with forward hooks: pre-hooks may replace the arguments, hooks the
-        result; when the forward (or a hook) raises, the hooks registered with always_call=True
-        that have not run yet still run, and the error propagates."""
+        """torch's _call_impl with hooks (the module's and the global ones): forward pre-hooks may
+        replace the arguments, forward hooks the result; full backward hooks wrap the tensors going
+        in and out in BackwardHookFunction nodes; when the forward (or a hook) raises, the hooks
+        registered with always_call=True that have not run yet still run, and the error propagates."""
         result = None
         called_always = set()
         try:
-            pre_kw = self._forward_pre_hooks_with_kwargs
-            for hook_id, hook in list(self._forward_pre_hooks.items()):
-                if hook_id in pre_kw:
-                    res = hook(self, args, kwargs)
-                    if res is not None:
-                        if not (isinstance(res, tuple) and len(res) == 2):
-                            raise RuntimeError("forward pre-hook must return None or a tuple of "
-                                               f"(new_args, new_kwargs), but got {res}.")
-                        args, kwargs = res
-                else:
-                    res = hook(self, args)
-                    if res is not None:
-                        args = res if isinstance(res, tuple) else (res,)
+            full_backward_hooks, non_full_backward_hooks = [], []
+            backward_pre_hooks = []
+            if self._backward_pre_hooks or _global_backward_pre_hooks:
+                backward_pre_hooks = self._get_backward_pre_hooks()
+            if self._backward_hooks or _global_backward_hooks:
+                full_backward_hooks, non_full_backward_hooks = self._get_backward_hooks()
+            if _global_forward_pre_hooks or self._forward_pre_hooks:
+                pre_kw = self._forward_pre_hooks_with_kwargs
+                for hook_id, hook in (*_global_forward_pre_hooks.items(), *self._forward_pre_hooks.items()):
+                    if hook_id in pre_kw:
+                        res = hook(self, args, kwargs)
+                        if res is not None:
+                            if not (isinstance(res, tuple) and len(res) == 2):
+                                raise RuntimeError("forward pre-hook must return None or a tuple of "
+                                                   f"(new_args, new_kwargs), but got {res}.")
+                            args, kwargs = res
+                    else:
+                        res = hook(self, args)
+                        if res is not None:
+                            args = res if isinstance(res, tuple) else (res,)
+            bw_hook = None
+            if full_backward_hooks or backward_pre_hooks:
+                bw_hook = BackwardHook(self, full_backward_hooks, backward_pre_hooks)
+                args = bw_hook.setup_input_hook(args)
             result = self.forward(*args, **kwargs)
-            with_kw, always = self._forward_hooks_with_kwargs, self._forward_hooks_always_called
-            for hook_id, hook in list(self._forward_hooks.items()):
-                if hook_id in always:
-                    called_always.add(hook_id)
-                res = hook(self, args, kwargs, result) if hook_id in with_kw else hook(self, args, result)
-                if res is not None:
-                    result = res
+            if _global_forward_hooks or self._forward_hooks:
+                with_kw, always = self._forward_hooks_with_kwargs, self._forward_hooks_always_called
+                for hook_id, hook in (*_global_forward_hooks.items(), *self._forward_hooks.items()):
+                    if hook_id in always or hook_id in _global_forward_hooks_always_called:
+                        called_always.add(hook_id)
+                    if hook_id in with_kw or hook_id in _global_forward_hooks_with_kwargs:
+                        res = hook(self, args, kwargs, result)
+                    else:
+                        res = hook(self, args, result)
+                    if res is not None:
+                        result = res
+            if bw_hook:
+                if not isinstance(result, (Tensor, tuple)):
+                    warnings.warn("For backward hooks to be called, module output should be a Tensor or a "
+                                  f"tuple of Tensors but received {type(result)}", stacklevel=2)
+                result = bw_hook.setup_output_hook(result)
+            if non_full_backward_hooks:
+                var = result
+                while not isinstance(var, Tensor):
+                    if isinstance(var, dict):
+                        var = next(v for v in var.values() if isinstance(v, Tensor))
+                    else:
+                        var = var[0]
+                grad_fn = var.grad_fn
+                if grad_fn is not None:
+                    for hook in non_full_backward_hooks:
+                        grad_fn.register_hook(_WrappedHook(hook, self))
+                    self._maybe_warn_non_full_backward_hook(args, result, grad_fn)
             return result
         except Exception:
+            for hook_id, hook in _global_forward_hooks.items():
+                if hook_id in _global_forward_hooks_always_called and hook_id not in called_always:
+                    try:
+                        res = hook(self, args, result)
+                        if res is not None:
+                            result = res
+                    except Exception as e:
+                        warnings.warn("global module forward hook with ``always_call=True`` raised an "
+                                      "exception that was silenced as another error was raised in forward: "
+                                      f"{e}", stacklevel=2)
             with_kw = self._forward_hooks_with_kwargs
             for hook_id, hook in list(self._forward_hooks.items()):
                 if hook_id in self._forward_hooks_always_called and hook_id not in called_always:
@@ -238,6 +286,99 @@ class Module:
                                       stacklevel=2)
             raise
 
+    # ---- backward hooks -----------------------------------------------------------
+    def register_full_backward_pre_hook(self, hook, prepend=False):
+        """hook(module, grad_output) -> new grad_output or None, before the gradients with respect
+        to the module's inputs are computed."""
+        handle = RemovableHandle(self._backward_pre_hooks)
+        self._backward_pre_hooks[handle.id] = hook
+        if prepend:
+            self._backward_pre_hooks.move_to_end(handle.id, last=False)
+        self.__dict__["_has_hooks"] = True
+        return handle
+
+    def register_backward_hook(self, hook):
+        """Deprecated (torch's non-full hook): hook(module, grad_input, grad_output) on the grad_fn of
+        the module's output, whose grad_input are that one node's gradients."""
+        if self._is_full_backward_hook is True:
+            raise RuntimeError("Cannot use both regular backward hooks and full backward hooks on a single "
+                               "Module. Please use only one of them.")
+        self.__dict__["_is_full_backward_hook"] = False
+        handle = RemovableHandle(self._backward_hooks)
+        self._backward_hooks[handle.id] = hook
+        self.__dict__["_has_hooks"] = True
+        return handle
+
+    def register_full_backward_hook(self, hook, prepend=False):
+        """hook(module, grad_input, grad_output) -> new grad_input or None, once the gradients with
+        respect to the module's inputs are computed (with respect to its outputs when no input
+        requires grad)."""
+        if self._is_full_backward_hook is False:
+            raise RuntimeError("Cannot use both regular backward hooks and full backward hooks on a single "
+                               "Module. Please use only one of them.")
+        self.__dict__["_is_full_backward_hook"] = True
+        handle = RemovableHandle(self._backward_hooks)
+        self._backward_hooks[handle.id] = hook
+        if prepend:
+            self._backward_hooks.move_to_end(handle.id, last=False)
+        self.__dict__["_has_hooks"] = True
+        return handle
+
+    def _get_backward_hooks(self):
+        full, non_full = [], []
+        if _global_is_full_backward_hook[0] is True:
+            full += _global_backward_hooks.values()
+        if self._is_full_backward_hook is True:
+            full += self._backward_hooks.values()
+        if _global_is_full_backward_hook[0] is False:
+            non_full += _global_backward_hooks.values()
+        if self._is_full_backward_hook is False:
+            non_full += self._backward_hooks.values()
+        return full, non_full
+
+    def _get_backward_pre_hooks(self):
+        return [*_global_backward_pre_hooks.values(), *self._backward_pre_hooks.values()]
+
+    def _maybe_warn_non_full_backward_hook(self, inputs, result, grad_fn):
+        if not isinstance(result, Tensor):
+            if not (isinstance(result, tuple) and all(isinstance(r, Tensor) for r in result)):
+                warnings.warn("Using non-full backward hooks on a Module that does not return a single Tensor "
+                              "or a tuple of Tensors is deprecated and will be removed in future versions. "
+                              "This hook will be missing some of the grad_output. Please use "
+                              "register_full_backward_hook to get the documented behavior.",
+                              FutureWarning, stacklevel=2)
+                return
+        else:
+            result = (result,)
+        if not isinstance(inputs, Tensor):
+            if not (isinstance(inputs, tuple) and all(isinstance(i, Tensor) for i in inputs)):
+                warnings.warn("Using non-full backward hooks on a Module that does not take as input a single "
+                              "Tensor or a tuple of Tensors is deprecated and will be removed in future "
+                              "versions. This hook will be missing some of the grad_input. Please use "
+                              "register_full_backward_hook to get the documented behavior.",
+                              FutureWarning, stacklevel=2)
+                return
+        else:
+            inputs = (inputs,)
+        out_grad_fn = {r.grad_fn for r in result if r.grad_fn is not None}
+        if len(out_grad_fn) == 0 or (len(out_grad_fn) == 1 and grad_fn not in out_grad_fn):
+            warnings.warn("Using a non-full backward hook when outputs are nested in python data structure is "
+                          "deprecated and will be removed in future versions. This hook will be missing some "
+                          "grad_output.", FutureWarning, stacklevel=2)
+        elif len(out_grad_fn) > 1:
+            warnings.warn("Using a non-full backward hook when outputs are generated by different autograd Nodes "
+                          "is deprecated and will be removed in future versions. This hook will be missing some "
+                          "grad_output. Please use register_full_backward_hook to get the documented behavior.",
+                          FutureWarning, stacklevel=2)
+        else:
+            inputs_grad_fn = {i.grad_fn for i in inputs if i.grad_fn is not None}
+            next_functions = {n[0] for n in grad_fn.next_functions}
+            if inputs_grad_fn != next_functions:
+                warnings.warn("Using a non-full backward hook when the forward contains multiple autograd Nodes "
+                              "is deprecated and will be removed in future versions. This hook will be missing "
+                              "some grad_input. Please use register_full_backward_hook to get the documented "
+                              "behavior.", FutureWarning, stacklevel=2)
+
     def register_forward_pre_hook(self, hook, *, prepend=False, with_kwargs=False):
         handle = RemovableHandle(self._forward_pre_hooks, extra_dict=self._forward_pre_hooks_with_kwargs)
         self._forward_pre_hooks[handle.id] = hook
@@ -245,6 +386,7 @@ class Module:
             self._forward_pre_hooks_with_kwargs[handle.id] = True
         if prepend:
             self._forward_pre_hooks.move_to_end(handle.id, last=False)
+        self.__dict__["_has_hooks"] = True
         return handle
 
     def _register_load_state_dict_pre_hook(self, hook, with_module=False):
@@ -268,6 +410,7 @@ class Module:
             self._forward_hooks_always_called[handle.id] = True
         if prepend:
             self._forward_hooks.move_to_end(handle.id, last=False)
+        self.__dict__["_has_hooks"] = True
         return handle
 
     # ---- registration -------------------------------------------------------------
@@ -545,21 +688,50 @@ class Module:
         local_metadata = {"version": self._version}
         if metadata is not None:
             metadata[prefix[:-1]] = local_metadata
+        for hook in self._state_dict_pre_hooks.values():
+            hook(self, prefix, keep_vars)
         self._save_to_state_dict(destination, prefix, keep_vars)
         for name, m in self._modules.items():
             if m is not None:
                 m.state_dict(destination=destination, prefix=prefix + name + ".", keep_vars=keep_vars)
-        for hook in self._state_dict_hooks.values():  # torch's private post-hooks (spectral_norm's)
+        for hook in self._state_dict_hooks.values():
             result = hook(self, destination, prefix, local_metadata)
-            if result is not None:
-                destination = result
+            if not getattr(hook, "_from_public_api", False):
+                if result is not None:  # the private form's result replaces the state dict
+                    destination = result
+            elif result is not None:
+                raise RuntimeError("state_dict post-hook must return None")
         return destination
 
     def _register_state_dict_hook(self, hook):
         """hook(module, state_dict, prefix, local_metadata), run after the module's state_dict
         is filled in; a result other than None replaces it (torch's private form)."""
+        if getattr(hook, "_from_public_api", False):
+            raise RuntimeError("Cannot register the same function as the state dict post hook that was "
+                               "previously registered via register_state_dict_post_hook")
         handle = RemovableHandle(self._state_dict_hooks)
         self._state_dict_hooks[handle.id] = hook
+        return handle
+
+    def register_state_dict_post_hook(self, hook):
+        """hook(module, state_dict, prefix, local_metadata) -> None, after the module's state_dict
+        is filled in (it may change it in place)."""
+        hook._from_public_api = True
+        handle = RemovableHandle(self._state_dict_hooks)
+        self._state_dict_hooks[handle.id] = hook
+        return handle
+
+    def register_state_dict_pre_hook(self, hook):
+        """hook(module, prefix, keep_vars) -> None, before the module's state_dict is made."""
+        handle = RemovableHandle(self._state_dict_pre_hooks)
+        self._state_dict_pre_hooks[handle.id] = hook
+        return handle
+
+    def register_load_state_dict_post_hook(self, hook):
+        """hook(module, incompatible_keys) -> None, after load_state_dict has loaded this module
+        and its children; it may change incompatible_keys' lists in place."""
+        handle = RemovableHandle(self._load_state_dict_post_hooks)
+        self._load_state_dict_post_hooks[handle.id] = hook
         return handle
 
     def _load_from_state_dict(self, state_dict, prefix, local_metadata, strict, missing_keys,
@@ -646,6 +818,12 @@ class Module:
                     child_prefix = prefix + name + "."
                     child_state = {k: v for k, v in local_state_dict.items() if k.startswith(child_prefix)}
                     load(child, child_state, child_prefix)
+            incompatible_keys = _IncompatibleKeys(missing, unexpected)
+            for hook in module._load_state_dict_post_hooks.values():
+                if hook(module, incompatible_keys) is not None:
+                    raise AssertionError("Hooks registered with ``register_load_state_dict_post_hook`` are not "
+                                         "expected to return new values, if incompatible_keys need to be "
+                                         "modified, it should be done inplace.")
 
         load(self, state_dict)
         if strict:
@@ -798,6 +976,8 @@ class Module:
         # modules pickled before the hooks took torch's layout: {id: (hook, with_kwargs)}
         for key in _HOOK_DICTS:
             d.setdefault(key, OrderedDict())
+        if any(d[key] for key in _HOOK_DICTS if "hooks" in key):
+            d["_has_hooks"] = True
         for hooks, kw in ((d["_forward_hooks"], d["_forward_hooks_with_kwargs"]),
                           (d["_forward_pre_hooks"], d["_forward_pre_hooks_with_kwargs"])):
             for hook_id, entry in list(hooks.items()):
@@ -809,7 +989,212 @@ class Module:
 
 _HOOK_DICTS = ("_forward_hooks", "_forward_hooks_with_kwargs", "_forward_hooks_always_called",
                "_forward_pre_hooks", "_forward_pre_hooks_with_kwargs", "_load_state_dict_pre_hooks",
-               "_state_dict_hooks")
+               "_state_dict_hooks", "_backward_hooks", "_backward_pre_hooks", "_state_dict_pre_hooks",
+               "_load_state_dict_post_hooks")
+
+# ---- global module hooks (torch.nn.modules.module.register_module_*_hook) ----------------
+_global_backward_pre_hooks = OrderedDict()
+_global_backward_hooks = OrderedDict()
+_global_is_full_backward_hook = [None]
+_global_forward_pre_hooks = OrderedDict()
+_global_forward_hooks = OrderedDict()
+_global_forward_hooks_always_called = OrderedDict()
+_global_forward_hooks_with_kwargs = OrderedDict()
+_GLOBAL_HOOKS = (_global_backward_pre_hooks, _global_backward_hooks, _global_forward_pre_hooks,
+                 _global_forward_hooks)
+
+
+class _GlobalHandle(RemovableHandle):
+    def remove(self):
+        super().remove()
+        Module._has_hooks = any(_GLOBAL_HOOKS)
+
+
+def _global_handle(hooks, hook, extra_dict=None):
+    handle = _GlobalHandle(hooks, extra_dict=extra_dict)
+    hooks[handle.id] = hook
+    Module._has_hooks = True
+    return handle
+
+
+def register_module_forward_pre_hook(hook):
+    """A forward pre-hook for every module: hook(module, input) -> None or modified input."""
+    return _global_handle(_global_forward_pre_hooks, hook)
+
+
+def register_module_forward_hook(hook, *, with_kwargs=False, always_call=False):
+    """A forward hook for every module: hook(module, input, output) -> None or modified output."""
+    handle = _global_handle(_global_forward_hooks, hook, extra_dict=_global_forward_hooks_always_called)
+    if with_kwargs:
+        _global_forward_hooks_with_kwargs[handle.id] = True
+    if always_call:
+        _global_forward_hooks_always_called[handle.id] = True
+    return handle
+
+
+def register_module_backward_hook(hook):
+    """Deprecated: a non-full backward hook for every module."""
+    if _global_is_full_backward_hook[0] is True:
+        raise RuntimeError("Cannot use both regular backward hooks and full backward hooks as a global Module "
+                           "hook. Please use only one of them.")
+    _global_is_full_backward_hook[0] = False
+    return _global_handle(_global_backward_hooks, hook)
+
+
+def register_module_full_backward_pre_hook(hook):
+    """A full backward pre-hook for every module, run before the modules' own."""
+    return _global_handle(_global_backward_pre_hooks, hook)
+
+
+def register_module_full_backward_hook(hook):
+    """A full backward hook for every module, run before the modules' own."""
+    if _global_is_full_backward_hook[0] is False:
+        raise RuntimeError("Cannot use both regular backward hooks and full backward hooks as a global Module "
+                           "hook. Please use only one of them.")
+    _global_is_full_backward_hook[0] = True
+    return _global_handle(_global_backward_hooks, hook)
+
+
+class BackwardHookFunction(Function):
+    """The identity node (BackwardHookFunctionBackward) a module with full backward hooks puts on
+    the tensors going into and out of its forward."""
+
+    @staticmethod
+    def forward(ctx, *args):
+        ctx.mark_non_differentiable(*[arg for arg in args if not arg.requires_grad])
+        return args
+
+    @staticmethod
+    def backward(ctx, *args):
+        return args
+
+
+class BackwardHook:
+    """torch.utils.hooks.BackwardHook: runs a module's full backward (pre-)hooks from node hooks on
+    the BackwardHookFunction nodes of its outputs (grad_output) and of its inputs (grad_input)."""
+
+    def __init__(self, module, user_hooks, user_pre_hooks):
+        self.user_hooks = user_hooks
+        self.user_pre_hooks = user_pre_hooks
+        self.module = module
+        self.grad_outputs = None
+        self.n_outputs = -1
+        self.output_tensors_index = None
+        self.n_inputs = -1
+        self.input_tensors_index = None
+
+    def _pack_with_none(self, indices, values, size):
+        res = [None] * size
+        for idx, val in zip(indices, values):
+            res[idx] = val
+        return tuple(res)
+
+    def _unpack_none(self, indices, values):
+        return tuple(values[idx] for idx in indices)
+
+    def _set_user_hook(self, grad_fn):
+        def hook(grad_input, _):
+            if self.grad_outputs is None:
+                # the gradient reached the inputs without passing through the outputs (double backward)
+                return None
+            res = self._pack_with_none(self.input_tensors_index, grad_input, self.n_inputs)
+            for user_hook in self.user_hooks:
+                out = user_hook(self.module, res, self.grad_outputs)
+                if out is None:
+                    continue
+                if len(out) != len(res):
+                    raise RuntimeError("Backward hook returned an invalid number of grad_input, "
+                                       f"got {len(out)}, but expected {len(res)}")
+                res = out
+            self.grad_outputs = None
+            return self._unpack_none(self.input_tensors_index, res)
+
+        grad_fn.register_hook(hook)
+
+    def _apply_on_tensors(self, fn, args):
+        tensors_idx, tensors = [], []
+        requires_grad = False
+        for i, arg in enumerate(args):
+            if isinstance(arg, Tensor):
+                tensors_idx.append(i)
+                tensors.append(arg)
+                requires_grad |= arg.requires_grad
+        if not (requires_grad and _grad_enabled()):
+            return args, None
+        new_tensors = BackwardHookFunction.apply(*tensors)
+        if len(new_tensors) == 0:
+            raise RuntimeError("Cannot set Module backward hook for a Module with no input Tensors.")
+        grad_fns = [t.grad_fn for t in new_tensors
+                    if t.grad_fn is not None and t.grad_fn.name() == "BackwardHookFunctionBackward"]
+        if len(grad_fns) == 0:
+            raise RuntimeError("Error while setting up backward hooks. Please open an issue with a code "
+                               "sample to reproduce this.")
+        fn(grad_fns[0])
+        arg_list = list(args)
+        for idx, val in zip(tensors_idx, new_tensors):
+            arg_list[idx] = val
+        if type(args) is tuple:
+            out = tuple(arg_list)
+        else:
+            out = type(args)(*arg_list)
+        return out, tensors_idx
+
+    def setup_input_hook(self, args):
+        def fn(grad_fn):
+            self._set_user_hook(grad_fn)
+
+        res, input_idx = self._apply_on_tensors(fn, args)
+        self.n_inputs = len(args)
+        self.input_tensors_index = input_idx
+        return res
+
+    def setup_output_hook(self, args):
+        def fn(grad_fn):
+            def hook(_, grad_output):
+                self.grad_outputs = self._pack_with_none(self.output_tensors_index, grad_output,
+                                                         self.n_outputs)
+                if self.user_pre_hooks:
+                    expected_len = len(self.grad_outputs)
+                    for user_pre_hook in self.user_pre_hooks:
+                        hook_grad_outputs = user_pre_hook(self.module, self.grad_outputs)
+                        if hook_grad_outputs is None:
+                            continue
+                        actual_len = len(hook_grad_outputs)
+                        if actual_len != expected_len:
+                            raise RuntimeError("Backward pre hook returned an invalid number of grad_output, "
+                                               f"got {actual_len}, but expected {expected_len}")
+                        self.grad_outputs = hook_grad_outputs
+                local_grad_outputs = self.grad_outputs
+                if self.input_tensors_index is None:
+                    # no input requires grad: the hooks fire here, with grad_input all None
+                    warnings.warn("Full backward hook is firing when gradients are computed with respect to "
+                                  "module outputs since no inputs require gradients. See "
+                                  "https://docs.pytorch.org/docs/main/generated/torch.nn.Module.html"
+                                  "#torch.nn.Module.register_full_backward_hook for more details.",
+                                  stacklevel=5)
+                    grad_inputs = self._pack_with_none([], [], self.n_inputs)
+                    for user_hook in self.user_hooks:
+                        res = user_hook(self.module, grad_inputs, self.grad_outputs)
+                        if res is not None and not (isinstance(res, tuple) and all(el is None for el in res)):
+                            raise RuntimeError("Backward hook for Modules where no input requires gradient "
+                                               "should always return None or None for all gradients.")
+                    self.grad_outputs = None
+                if local_grad_outputs is not None:
+                    return tuple(local_grad_outputs[i] for i in self.output_tensors_index)
+                return None
+
+            grad_fn.register_hook(hook)
+
+        is_tuple = True
+        if not isinstance(args, tuple):
+            args = (args,)
+            is_tuple = False
+        res, output_idx = self._apply_on_tensors(fn, args)
+        self.n_outputs = len(args)
+        self.output_tensors_index = output_idx
+        if not is_tuple:
+            res = res[0]
+        return res
 
 
 def _replica_registries(r, parameters, buffers, modules):

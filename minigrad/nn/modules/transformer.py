@@ -1,10 +1,12 @@
-"""nn.Transformer, nn.TransformerEncoder, nn.TransformerDecoder, nn.TransformerEncoderLayer and
-nn.TransformerDecoderLayer: torch's modules (names, parameters, state_dict keys, defaults, warnings,
-is_causal detection), built from MultiheadAttention, Linear, Dropout and LayerNorm.
+"""nn.Transformer and its parts: TransformerEncoder / TransformerDecoder (stacks of deep-copied
+layers with an optional final norm) and TransformerEncoderLayer / TransformerDecoderLayer
+(attention and feed-forward sub-blocks, each wrapped in a residual connection and LayerNorm).
 
-torch's inference fast paths (_transformer_encoder_layer_fwd, nested tensors) compute the same
-values as the composed path, except that TransformerEncoder's nested-tensor path returns zeros at
-the padded positions of src; that one difference is reproduced (see _sparsity_fast_path)."""
+Module names, parameters, state_dict keys, defaults, warnings and the is_causal detection follow
+torch. torch also has inference fast paths (a fused encoder-layer kernel, nested tensors); they
+produce the composed path's values with one exception, which is reproduced here: the
+nested-tensor encoder returns zeros at the padded positions of src (see
+TransformerEncoder._nested_tensor_padding)."""
 import copy
 import warnings
 
@@ -24,42 +26,104 @@ __all__ = ["Transformer", "TransformerEncoder", "TransformerDecoder", "Transform
            "TransformerDecoderLayer"]
 
 
-def _generate_square_subsequent_mask(sz, device=None, dtype=None):
-    """A (sz, sz) float mask: -inf above the diagonal, 0 on and below it."""
-    return creation.full((sz, sz), float("-inf"), dtype=dtype, device=device).triu(diagonal=1)
+# ---- helpers -----------------------------------------------------------------------------------------
+
+def _causal_mask(size, device=None, dtype=None):
+    """(size, size) additive mask: -inf strictly above the diagonal (the future), 0 elsewhere."""
+    return creation.full((size, size), float("-inf"), dtype=dtype, device=device).triu(diagonal=1)
 
 
-def _get_seq_len(src, batch_first):
-    size = tuple(src.shape)
-    if len(size) == 2:
-        return size[0]
-    return size[1 if batch_first else 0]
+def _sequence_length(x, batch_first):
+    """Length of the sequence dim of an (L, E), (L, N, E) or batch-first (N, L, E) input."""
+    shape = tuple(x.shape)
+    if len(shape) == 2:
+        return shape[0]
+    return shape[1] if batch_first else shape[0]
 
 
-def _get_clones(module, N):
-    return ModuleList([copy.deepcopy(module) for _ in range(N)])
+def _replicate(layer, count):
+    """count independent deep copies of layer (the template itself is not used)."""
+    return ModuleList([copy.deepcopy(layer) for _ in range(count)])
 
 
-def _get_activation_fn(activation):
-    if activation == "relu":
-        return F.relu
-    if activation == "gelu":
-        return F.gelu
-    raise RuntimeError(f"activation should be relu/gelu, not {activation}")
+def _activation_by_name(name):
+    functions = {"relu": F.relu, "gelu": F.gelu}
+    if name not in functions:
+        raise RuntimeError(f"activation should be relu/gelu, not {name}")
+    return functions[name]
 
 
-def _detect_is_causal_mask(mask, is_causal=None, size=None):
-    """is_causal when given; else whether mask is exactly the square subsequent mask."""
-    make_causal = is_causal is True
-    if is_causal is None and mask is not None:
-        sz = size if size is not None else mask.shape[-2]
-        causal = _generate_square_subsequent_mask(sz, device=mask.device, dtype=mask.dtype)
-        if tuple(mask.shape) == tuple(causal.shape):
-            make_causal = bool((mask == causal).all())
-        else:
-            make_causal = False
-    return make_causal
+def _fast_path_activation_code(activation):
+    """What torch's fused encoder layer records about the activation: 1 relu, 2 gelu, 0 other."""
+    if activation is F.relu or isinstance(activation, ReLU):
+        return 1
+    if activation is F.gelu or isinstance(activation, GELU):
+        return 2
+    return 0
 
+
+def _mask_is_causal(mask, is_causal=None, size=None):
+    """An explicit is_causal hint wins; without one, a mask counts as causal exactly when it equals
+    the (size, size) causal mask in shape and every value."""
+    if is_causal is not None or mask is None:
+        return is_causal is True
+    reference = _causal_mask(mask.shape[-2] if size is None else size, device=mask.device, dtype=mask.dtype)
+    if tuple(mask.shape) != tuple(reference.shape):
+        return False
+    return bool((mask == reference).all())
+
+
+def _residual(x, block, norm, norm_first):
+    """One sub-layer with its skip connection: pre-LN x + block(norm(x)), or post-LN
+    norm(x + block(x))."""
+    if norm_first:
+        return x + block(norm(x))
+    return norm(x + block(x))
+
+
+def _feed_forward(layer, x, out_dropout):
+    """linear1 -> activation -> dropout -> linear2 -> out_dropout."""
+    hidden = layer.dropout(layer.activation(layer.linear1(x)))
+    return out_dropout(layer.linear2(hidden))
+
+
+def _attention(attn, out_dropout, query, source, mask, padding_mask, is_causal):
+    """attn's output (weights not computed), through out_dropout."""
+    result, _ = attn(query, source, source, attn_mask=mask, key_padding_mask=padding_mask, need_weights=False,
+                     is_causal=is_causal)
+    return out_dropout(result)
+
+
+def _canonical_src_masks(src, mask, mask_name, padding_mask):
+    """Both masks as float additive masks of src's dtype (warning when their kinds are mixed)."""
+    padding_mask = F._canonical_mask(padding_mask, "src_key_padding_mask", F._none_or_dtype(mask), mask_name,
+                                     src.dtype)
+    mask = F._canonical_mask(mask, mask_name, None, "", src.dtype, check_other=False)
+    return mask, padding_mask
+
+
+# why torch would not use nested tensors for a given encoder layer: the first failing condition
+_NESTED_TENSOR_CONDITIONS = (
+    (lambda el: isinstance(el, TransformerEncoderLayer), "{} was not TransformerEncoderLayer"),
+    (lambda el: not el.norm_first, "{}.norm_first was True"),
+    (lambda el: el.self_attn.batch_first,
+     "{}.self_attn.batch_first was not True(use batch_first for better inference performance)"),
+    (lambda el: el.self_attn._qkv_same_embed_dim, "{}.self_attn._qkv_same_embed_dim was not True"),
+    (lambda el: el.self_attn.in_proj_bias is not None, "{}.self_attn was passed bias=False"),
+    (lambda el: el.activation_relu_or_gelu, "{}.activation_relu_or_gelu was not True"),
+    (lambda el: el.norm1.eps == el.norm2.eps, "{0}.norm1.eps was not equal to {0}.norm2.eps"),
+    (lambda el: el.self_attn.num_heads % 2 != 1, "{}.self_attn.num_heads is odd"),
+)
+
+
+def _nested_tensor_blocker(encoder_layer):
+    for holds, reason in _NESTED_TENSOR_CONDITIONS:
+        if not holds(encoder_layer):
+            return reason.format("encoder_layer")
+    return ""
+
+
+# ---- the full model ----------------------------------------------------------------------------------
 
 class Transformer(Module):
     """Encoder-decoder Transformer ("Attention Is All You Need"): its parameters with more than one
@@ -68,22 +132,23 @@ class Transformer(Module):
     def __init__(self, d_model=512, nhead=8, num_encoder_layers=6, num_decoder_layers=6, dim_feedforward=2048,
                  dropout=0.1, activation=F.relu, custom_encoder=None, custom_decoder=None, layer_norm_eps=1e-5,
                  batch_first=False, norm_first=False, bias=True, device=None, dtype=None):
-        factory = {"device": device, "dtype": dtype}
         super().__init__()
-        if custom_encoder is not None:
+        layer_args = (d_model, nhead, dim_feedforward, dropout, activation, layer_norm_eps, batch_first,
+                      norm_first, bias)
+
+        def final_norm():
+            return LayerNorm(d_model, eps=layer_norm_eps, bias=bias, device=device, dtype=dtype)
+
+        if custom_encoder is None:
+            template = TransformerEncoderLayer(*layer_args, device=device, dtype=dtype)
+            self.encoder = TransformerEncoder(template, num_encoder_layers, final_norm())
+        else:
             self.encoder = custom_encoder
+        if custom_decoder is None:
+            template = TransformerDecoderLayer(*layer_args, device=device, dtype=dtype)
+            self.decoder = TransformerDecoder(template, num_decoder_layers, final_norm())
         else:
-            encoder_layer = TransformerEncoderLayer(d_model, nhead, dim_feedforward, dropout, activation,
-                                                    layer_norm_eps, batch_first, norm_first, bias, **factory)
-            encoder_norm = LayerNorm(d_model, eps=layer_norm_eps, bias=bias, **factory)
-            self.encoder = TransformerEncoder(encoder_layer, num_encoder_layers, encoder_norm)
-        if custom_decoder is not None:
             self.decoder = custom_decoder
-        else:
-            decoder_layer = TransformerDecoderLayer(d_model, nhead, dim_feedforward, dropout, activation,
-                                                    layer_norm_eps, batch_first, norm_first, bias, **factory)
-            decoder_norm = LayerNorm(d_model, eps=layer_norm_eps, bias=bias, **factory)
-            self.decoder = TransformerDecoder(decoder_layer, num_decoder_layers, decoder_norm)
         self._reset_parameters()
         self.d_model = d_model
         self.nhead = nhead
@@ -92,12 +157,10 @@ class Transformer(Module):
     def forward(self, src, tgt, src_mask=None, tgt_mask=None, memory_mask=None, src_key_padding_mask=None,
                 tgt_key_padding_mask=None, memory_key_padding_mask=None, src_is_causal=None, tgt_is_causal=None,
                 memory_is_causal=False):
-        is_batched = src.dim() == 3
-        if not self.batch_first and src.shape[1] != tgt.shape[1] and is_batched:
+        batch_axis = 0 if self.batch_first else 1
+        if src.shape[batch_axis] != tgt.shape[batch_axis] and src.dim() == 3:
             raise RuntimeError("the batch number of src and tgt must be equal")
-        elif self.batch_first and src.shape[0] != tgt.shape[0] and is_batched:
-            raise RuntimeError("the batch number of src and tgt must be equal")
-        if src.shape[-1] != self.d_model or tgt.shape[-1] != self.d_model:
+        if {src.shape[-1], tgt.shape[-1]} != {self.d_model}:
             raise RuntimeError("the feature number of src and tgt must be equal to d_model")
         memory = self.encoder(src, mask=src_mask, src_key_padding_mask=src_key_padding_mask, is_causal=src_is_causal)
         return self.decoder(tgt, memory, tgt_mask=tgt_mask, memory_mask=memory_mask,
@@ -108,13 +171,16 @@ class Transformer(Module):
     @staticmethod
     def generate_square_subsequent_mask(sz, device=None, dtype=None):
         """A (sz, sz) float mask with -inf above the diagonal and 0 elsewhere."""
-        return _generate_square_subsequent_mask(sz, dtype=dtype, device=device)
+        return _causal_mask(sz, device=device, dtype=dtype)
 
     def _reset_parameters(self):
-        for p in self.parameters():
-            if p.dim() > 1:
-                xavier_uniform_(p)
+        # matrices only: biases and LayerNorm affine parameters keep their own init
+        for param in self.parameters():
+            if param.dim() > 1:
+                xavier_uniform_(param)
 
+
+# ---- stacks ------------------------------------------------------------------------------------------
 
 class TransformerEncoder(Module):
     """A stack of num_layers deep copies of encoder_layer, then norm (if given)."""
@@ -122,75 +188,51 @@ class TransformerEncoder(Module):
 
     def __init__(self, encoder_layer, num_layers, norm=None, enable_nested_tensor=True, mask_check=True):
         super().__init__()
-        self.layers = _get_clones(encoder_layer, num_layers)
+        self.layers = _replicate(encoder_layer, num_layers)
         self.num_layers = num_layers
         self.norm = norm
         self.enable_nested_tensor = enable_nested_tensor
         self.use_nested_tensor = enable_nested_tensor
         self.mask_check = mask_check
-        enc_layer = "encoder_layer"
-        why_not = ""
-        if not isinstance(encoder_layer, TransformerEncoderLayer):
-            why_not = f"{enc_layer} was not TransformerEncoderLayer"
-        elif encoder_layer.norm_first:
-            why_not = f"{enc_layer}.norm_first was True"
-        elif not encoder_layer.self_attn.batch_first:
-            why_not = (f"{enc_layer}.self_attn.batch_first was not True"
-                       "(use batch_first for better inference performance)")
-        elif not encoder_layer.self_attn._qkv_same_embed_dim:
-            why_not = f"{enc_layer}.self_attn._qkv_same_embed_dim was not True"
-        elif encoder_layer.self_attn.in_proj_bias is None:
-            why_not = f"{enc_layer}.self_attn was passed bias=False"
-        elif not encoder_layer.activation_relu_or_gelu:
-            why_not = f"{enc_layer}.activation_relu_or_gelu was not True"
-        elif encoder_layer.norm1.eps != encoder_layer.norm2.eps:
-            why_not = f"{enc_layer}.norm1.eps was not equal to {enc_layer}.norm2.eps"
-        elif encoder_layer.self_attn.num_heads % 2 == 1:
-            why_not = f"{enc_layer}.self_attn.num_heads is odd"
-        if enable_nested_tensor and why_not:
-            warnings.warn(f"enable_nested_tensor is True, but self.use_nested_tensor is False because {why_not}",
+        blocker = _nested_tensor_blocker(encoder_layer)
+        if enable_nested_tensor and blocker:
+            warnings.warn(f"enable_nested_tensor is True, but self.use_nested_tensor is False because {blocker}",
                           stacklevel=2)
             self.use_nested_tensor = False
 
-    def _sparsity_fast_path(self, src, mask, src_key_padding_mask):
-        """The padded positions (True) of src when torch would run its nested-tensor path, else None.
-        That path drops the padded tokens and pads the result back with zeros."""
-        first = self.layers[0]
-        if (not getattr(self, "use_nested_tensor", False) or first.training or src.dim() != 3
-                or src_key_padding_mask is None or mask is not None):
+    def _nested_tensor_padding(self, src, mask, src_key_padding_mask):
+        """The padded positions (True) of src when torch would take its nested-tensor path, else
+        None. That path computes only the real tokens and pads the result back with zeros."""
+        head = self.layers[0]
+        eligible = (getattr(self, "use_nested_tensor", False) and not head.training and src.dim() == 3
+                    and src_key_padding_mask is not None and mask is None)
+        if not eligible:
             return None
-        keep = src_key_padding_mask.logical_not()  # torch's src_key_padding_mask.logical_not()
-        if getattr(self, "mask_check", True):
-            # left aligned: no kept position after a padded one
-            if bool((keep[:, 1:] & keep[:, :-1].logical_not()).any()):
-                return None
-        attn = first.self_attn
-        params = (attn.in_proj_weight, attn.in_proj_bias, attn.out_proj.weight, attn.out_proj.bias,
-                  first.norm1.weight, first.norm1.bias, first.norm2.weight, first.norm2.bias,
-                  first.linear1.weight, first.linear1.bias, first.linear2.weight, first.linear2.bias)
-        if is_grad_enabled() and any(x is not None and x.requires_grad for x in (src,) + params):
+        real = src_key_padding_mask.logical_not()
+        # mask_check: the padding must be at the end of each sequence (no real token after a pad)
+        if getattr(self, "mask_check", True) and bool((real[:, 1:] & real[:, :-1].logical_not()).any()):
             return None
-        return keep.logical_not()
+        attn = head.self_attn
+        tensors = (src, attn.in_proj_weight, attn.in_proj_bias, attn.out_proj.weight, attn.out_proj.bias,
+                   head.norm1.weight, head.norm1.bias, head.norm2.weight, head.norm2.bias,
+                   head.linear1.weight, head.linear1.bias, head.linear2.weight, head.linear2.bias)
+        if is_grad_enabled() and any(t is not None and t.requires_grad for t in tensors):
+            return None  # the fast path is inference-only
+        return real.logical_not()
 
     def forward(self, src, mask=None, src_key_padding_mask=None, is_causal=None):
-        src_key_padding_mask = F._canonical_mask(src_key_padding_mask, "src_key_padding_mask", F._none_or_dtype(mask),
-                                                 "mask", src.dtype)
-        mask = F._canonical_mask(mask, "mask", None, "", src.dtype, check_other=False)
-        output = src
-        first_layer = self.layers[0]
-        padded = self._sparsity_fast_path(src, mask, src_key_padding_mask)
-        batch_first = first_layer.self_attn.batch_first
-        seq_len = _get_seq_len(src, batch_first)
-        is_causal = _detect_is_causal_mask(mask, is_causal, seq_len)
-        for mod in self.layers:
-            output = mod(output, src_mask=mask, is_causal=is_causal, src_key_padding_mask=src_key_padding_mask)
+        mask, src_key_padding_mask = _canonical_src_masks(src, mask, "mask", src_key_padding_mask)
+        padded = self._nested_tensor_padding(src, mask, src_key_padding_mask)
+        batch_first = self.layers[0].self_attn.batch_first
+        is_causal = _mask_is_causal(mask, is_causal, _sequence_length(src, batch_first))
+        x = src
+        for layer in self.layers:
+            x = layer(x, src_mask=mask, is_causal=is_causal, src_key_padding_mask=src_key_padding_mask)
         if padded is not None:
-            # the kept tokens are as the nested tensors compute them (padded keys are masked out);
-            # the padded ones come back as zeros (to_padded_tensor(0.0))
-            output = output.masked_fill(padded.unsqueeze(-1) if batch_first else padded.t().unsqueeze(-1), 0.0)
-        if self.norm is not None:
-            output = self.norm(output)
-        return output
+            # real tokens already match (padded keys were masked out); padded ones become zeros
+            where = padded if batch_first else padded.t()
+            x = x.masked_fill(where.unsqueeze(-1), 0.0)
+        return x if self.norm is None else self.norm(x)
 
 
 class TransformerDecoder(Module):
@@ -199,23 +241,23 @@ class TransformerDecoder(Module):
 
     def __init__(self, decoder_layer, num_layers, norm=None):
         super().__init__()
-        self.layers = _get_clones(decoder_layer, num_layers)
+        self.layers = _replicate(decoder_layer, num_layers)
         self.num_layers = num_layers
         self.norm = norm
 
     def forward(self, tgt, memory, tgt_mask=None, memory_mask=None, tgt_key_padding_mask=None,
                 memory_key_padding_mask=None, tgt_is_causal=None, memory_is_causal=False):
-        output = tgt
-        seq_len = _get_seq_len(tgt, self.layers[0].self_attn.batch_first)
-        tgt_is_causal = _detect_is_causal_mask(tgt_mask, tgt_is_causal, seq_len)
-        for mod in self.layers:
-            output = mod(output, memory, tgt_mask=tgt_mask, memory_mask=memory_mask,
-                         tgt_key_padding_mask=tgt_key_padding_mask, memory_key_padding_mask=memory_key_padding_mask,
-                         tgt_is_causal=tgt_is_causal, memory_is_causal=memory_is_causal)
-        if self.norm is not None:
-            output = self.norm(output)
-        return output
+        length = _sequence_length(tgt, self.layers[0].self_attn.batch_first)
+        causal = _mask_is_causal(tgt_mask, tgt_is_causal, length)
+        x = tgt
+        for layer in self.layers:
+            x = layer(x, memory, tgt_mask=tgt_mask, memory_mask=memory_mask, tgt_key_padding_mask=tgt_key_padding_mask,
+                      memory_key_padding_mask=memory_key_padding_mask, tgt_is_causal=causal,
+                      memory_is_causal=memory_is_causal)
+        return x if self.norm is None else self.norm(x)
 
+
+# ---- layers ------------------------------------------------------------------------------------------
 
 class TransformerEncoderLayer(Module):
     """Self-attention and a feed-forward block (linear1, activation, dropout, linear2), each with a
@@ -224,49 +266,32 @@ class TransformerEncoderLayer(Module):
 
     def __init__(self, d_model, nhead, dim_feedforward=2048, dropout=0.1, activation=F.relu, layer_norm_eps=1e-5,
                  batch_first=False, norm_first=False, bias=True, device=None, dtype=None):
-        factory = {"device": device, "dtype": dtype}
         super().__init__()
+        where = {"device": device, "dtype": dtype}
+        # construction order = registration order = the order of the init draws
         self.self_attn = MultiheadAttention(d_model, nhead, dropout=dropout, bias=bias, batch_first=batch_first,
-                                            **factory)
-        self.linear1 = Linear(d_model, dim_feedforward, bias=bias, **factory)
+                                            **where)
+        self.linear1 = Linear(d_model, dim_feedforward, bias=bias, **where)
         self.dropout = Dropout(dropout)
-        self.linear2 = Linear(dim_feedforward, d_model, bias=bias, **factory)
+        self.linear2 = Linear(dim_feedforward, d_model, bias=bias, **where)
         self.norm_first = norm_first
-        self.norm1 = LayerNorm(d_model, eps=layer_norm_eps, bias=bias, **factory)
-        self.norm2 = LayerNorm(d_model, eps=layer_norm_eps, bias=bias, **factory)
-        self.dropout1 = Dropout(dropout)
-        self.dropout2 = Dropout(dropout)
-        if isinstance(activation, str):
-            activation = _get_activation_fn(activation)
-        if activation is F.relu or isinstance(activation, ReLU):
-            self.activation_relu_or_gelu = 1
-        elif activation is F.gelu or isinstance(activation, GELU):
-            self.activation_relu_or_gelu = 2
-        else:
-            self.activation_relu_or_gelu = 0
-        self.activation = activation
+        self.norm1, self.norm2 = (LayerNorm(d_model, eps=layer_norm_eps, bias=bias, **where) for _ in range(2))
+        self.dropout1, self.dropout2 = Dropout(dropout), Dropout(dropout)
+        fn = _activation_by_name(activation) if isinstance(activation, str) else activation
+        self.activation_relu_or_gelu = _fast_path_activation_code(fn)
+        self.activation = fn
 
     def forward(self, src, src_mask=None, src_key_padding_mask=None, is_causal=False):
-        src_key_padding_mask = F._canonical_mask(src_key_padding_mask, "src_key_padding_mask",
-                                                 F._none_or_dtype(src_mask), "src_mask", src.dtype)
-        src_mask = F._canonical_mask(src_mask, "src_mask", None, "", src.dtype, check_other=False)
-        x = src
-        if self.norm_first:
-            x = x + self._sa_block(self.norm1(x), src_mask, src_key_padding_mask, is_causal=is_causal)
-            x = x + self._ff_block(self.norm2(x))
-        else:
-            x = self.norm1(x + self._sa_block(x, src_mask, src_key_padding_mask, is_causal=is_causal))
-            x = self.norm2(x + self._ff_block(x))
-        return x
+        src_mask, src_key_padding_mask = _canonical_src_masks(src, src_mask, "src_mask", src_key_padding_mask)
+        x = _residual(src, lambda h: self._sa_block(h, src_mask, src_key_padding_mask, is_causal=is_causal),
+                      self.norm1, self.norm_first)
+        return _residual(x, self._ff_block, self.norm2, self.norm_first)
 
     def _sa_block(self, x, attn_mask, key_padding_mask, is_causal=False):
-        x = self.self_attn(x, x, x, attn_mask=attn_mask, key_padding_mask=key_padding_mask, need_weights=False,
-                           is_causal=is_causal)[0]
-        return self.dropout1(x)
+        return _attention(self.self_attn, self.dropout1, x, x, attn_mask, key_padding_mask, is_causal)
 
     def _ff_block(self, x):
-        x = self.linear2(self.dropout(self.activation(self.linear1(x))))
-        return self.dropout2(x)
+        return _feed_forward(self, x, self.dropout2)
 
 
 class TransformerDecoderLayer(Module):
@@ -276,47 +301,37 @@ class TransformerDecoderLayer(Module):
 
     def __init__(self, d_model, nhead, dim_feedforward=2048, dropout=0.1, activation=F.relu, layer_norm_eps=1e-5,
                  batch_first=False, norm_first=False, bias=True, device=None, dtype=None):
-        factory = {"device": device, "dtype": dtype}
         super().__init__()
-        self.self_attn = MultiheadAttention(d_model, nhead, dropout=dropout, batch_first=batch_first, bias=bias,
-                                            **factory)
-        self.multihead_attn = MultiheadAttention(d_model, nhead, dropout=dropout, batch_first=batch_first,
-                                                 bias=bias, **factory)
-        self.linear1 = Linear(d_model, dim_feedforward, bias=bias, **factory)
+        where = {"device": device, "dtype": dtype}
+
+        def attention():
+            return MultiheadAttention(d_model, nhead, dropout=dropout, batch_first=batch_first, bias=bias, **where)
+
+        self.self_attn = attention()
+        self.multihead_attn = attention()
+        self.linear1 = Linear(d_model, dim_feedforward, bias=bias, **where)
         self.dropout = Dropout(dropout)
-        self.linear2 = Linear(dim_feedforward, d_model, bias=bias, **factory)
+        self.linear2 = Linear(dim_feedforward, d_model, bias=bias, **where)
         self.norm_first = norm_first
-        self.norm1 = LayerNorm(d_model, eps=layer_norm_eps, bias=bias, **factory)
-        self.norm2 = LayerNorm(d_model, eps=layer_norm_eps, bias=bias, **factory)
-        self.norm3 = LayerNorm(d_model, eps=layer_norm_eps, bias=bias, **factory)
-        self.dropout1 = Dropout(dropout)
-        self.dropout2 = Dropout(dropout)
-        self.dropout3 = Dropout(dropout)
-        self.activation = _get_activation_fn(activation) if isinstance(activation, str) else activation
+        self.norm1, self.norm2, self.norm3 = (LayerNorm(d_model, eps=layer_norm_eps, bias=bias, **where)
+                                              for _ in range(3))
+        self.dropout1, self.dropout2, self.dropout3 = (Dropout(dropout) for _ in range(3))
+        self.activation = _activation_by_name(activation) if isinstance(activation, str) else activation
 
     def forward(self, tgt, memory, tgt_mask=None, memory_mask=None, tgt_key_padding_mask=None,
                 memory_key_padding_mask=None, tgt_is_causal=False, memory_is_causal=False):
-        x = tgt
-        if self.norm_first:
-            x = x + self._sa_block(self.norm1(x), tgt_mask, tgt_key_padding_mask, tgt_is_causal)
-            x = x + self._mha_block(self.norm2(x), memory, memory_mask, memory_key_padding_mask, memory_is_causal)
-            x = x + self._ff_block(self.norm3(x))
-        else:
-            x = self.norm1(x + self._sa_block(x, tgt_mask, tgt_key_padding_mask, tgt_is_causal))
-            x = self.norm2(x + self._mha_block(x, memory, memory_mask, memory_key_padding_mask, memory_is_causal))
-            x = self.norm3(x + self._ff_block(x))
-        return x
+        x = _residual(tgt, lambda h: self._sa_block(h, tgt_mask, tgt_key_padding_mask, tgt_is_causal),
+                      self.norm1, self.norm_first)
+        x = _residual(x, lambda h: self._mha_block(h, memory, memory_mask, memory_key_padding_mask,
+                                                   memory_is_causal),
+                      self.norm2, self.norm_first)
+        return _residual(x, self._ff_block, self.norm3, self.norm_first)
 
     def _sa_block(self, x, attn_mask, key_padding_mask, is_causal=False):
-        x = self.self_attn(x, x, x, attn_mask=attn_mask, key_padding_mask=key_padding_mask, is_causal=is_causal,
-                           need_weights=False)[0]
-        return self.dropout1(x)
+        return _attention(self.self_attn, self.dropout1, x, x, attn_mask, key_padding_mask, is_causal)
 
     def _mha_block(self, x, mem, attn_mask, key_padding_mask, is_causal=False):
-        x = self.multihead_attn(x, mem, mem, attn_mask=attn_mask, key_padding_mask=key_padding_mask,
-                                is_causal=is_causal, need_weights=False)[0]
-        return self.dropout2(x)
+        return _attention(self.multihead_attn, self.dropout2, x, mem, attn_mask, key_padding_mask, is_causal)
 
     def _ff_block(self, x):
-        x = self.linear2(self.dropout(self.activation(self.linear1(x))))
-        return self.dropout3(x)
+        return _feed_forward(self, x, self.dropout3)
