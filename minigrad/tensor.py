@@ -558,7 +558,7 @@ class Tensor:
     def register_hook(self, hook):
         if not self._requires_grad:
             raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
-        handle = _HookHandle()
+        handle = _function.HookHandle()
         if self.grad_fn is None:
             if self._hooks is None:
                 self._hooks = {}
@@ -582,31 +582,12 @@ class Tensor:
         node = _function.accumulator(self)
         if self._post_acc_hooks is None:
             self._post_acc_hooks = {}
-        handle = _HookHandle()
+        handle = _function.HookHandle()
         self._post_acc_hooks[handle.id] = hook
         handle._dict = self._post_acc_hooks
         if node is not None:
             node._hooked = True  # the engine's slow path for this leaf runs the hooks
         return handle
-
-
-class _HookHandle:
-    _next = 0
-
-    def __init__(self):
-        _HookHandle._next += 1
-        self.id = _HookHandle._next
-        self._dict = None
-
-    def remove(self):
-        if self._dict is not None:
-            self._dict.pop(self.id, None)
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        self.remove()
 
 
 class _NoGradView(Tensor):

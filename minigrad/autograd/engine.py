@@ -204,8 +204,9 @@ def _add_to(buffers, leaves, heap, node, nr, g, device, raw):
 
 
 def _run_slow(node, buf, single, raw, retain_graph, anomaly):
-    """A node with node hooks, or any node under anomaly detection: run it (as the loop of
-    run_backward does), then its post-hooks, then check its gradients for NaN."""
+    """A node with node hooks, or any node under anomaly detection: run it (the same steps as
+    run_backward's loop, which keeps its own inline copy because it is the hot path), then its
+    post-hooks, then check its gradients for NaN."""
     cls = node._forward_cls
     try:
         if raw and single and cls._has_raw:
