@@ -1,4 +1,8 @@
-"""Containers: nn.Sequential, nn.ModuleList, nn.ModuleDict, nn.ParameterList, nn.ParameterDict."""
+"""Containers: nn.Sequential, nn.ModuleList, nn.ModuleDict, nn.ParameterList, nn.ParameterDict.
+
+The module containers keep their children in Module._modules (so named_modules, state_dict and
+.to() see them without extra code); the list-like ones key them "0".."n-1" and re-key after
+every removal or insertion, so a state_dict key always names the child's current position."""
 from collections import OrderedDict
 from collections.abc import Iterable, Mapping
 import operator
@@ -9,19 +13,36 @@ from ..parameter import Parameter
 from .module import Module, _addindent
 
 
-def _renumber(modules, items=None):
-    """Re-key a container's modules (or `items`, in order) as "0".."n-1"."""
-    items = list(modules.values()) if items is None else items
-    modules.clear()
-    for i, m in enumerate(items):
-        modules[str(i)] = m
+def _position(idx, size):
+    """An integer index into a container of `size` entries as a position 0..size-1; IndexError
+    outside [-size, size), TypeError for what is not an integer."""
+    pos = operator.index(idx)
+    if pos < -size or pos >= size:
+        raise IndexError(f"index {pos} is out of range")
+    return pos + size if pos < 0 else pos
 
 
-def _index(idx, size, kind):
-    idx = operator.index(idx)
-    if not -size <= idx < size:
-        raise IndexError(f"index {idx} is out of range")
-    return idx % size
+def _rekey(registry, children=None):
+    """Store `children` (default: the registry's current values) under keys "0", "1", ..."""
+    ordered = list(registry.values()) if children is None else children
+    registry.clear()
+    registry.update((str(n), child) for n, child in enumerate(ordered))
+
+
+def _as_parameter(value):
+    """What a parameter container stores for `value`: a plain Tensor is wrapped as a Parameter,
+    anything else (a Parameter, None, an arbitrary object) is kept as it is."""
+    if isinstance(value, Tensor) and not isinstance(value, Parameter):
+        return Parameter(value)
+    return value
+
+
+def _check_pair(owner, n, entry):
+    """An update() sequence entry has to be a (key, value) pair."""
+    if not isinstance(entry, Iterable):
+        raise TypeError(f"{owner} update sequence element #{n} should be Iterable; is{type(entry).__name__}")
+    if len(entry) != 2:
+        raise ValueError(f"{owner} update sequence element #{n} has length {len(entry)}; 2 is required")
 
 
 class Sequential(Module):
@@ -30,34 +51,33 @@ class Sequential(Module):
     def __init__(self, *args):
         super().__init__()
         if len(args) == 1 and isinstance(args[0], OrderedDict):
-            for key, module in args[0].items():
-                self.add_module(key, module)
+            named = args[0].items()
         else:
-            for idx, module in enumerate(args):
-                self.add_module(str(idx), module)
+            named = ((str(n), m) for n, m in enumerate(args))
+        for name, child in named:
+            self.add_module(name, child)
 
     def forward(self, input):
-        for module in self._modules.values():
-            input = module(input)
+        for stage in self._modules.values():
+            input = stage(input)
         return input
 
+    def _key_at(self, idx):
+        return list(self._modules)[_position(idx, len(self._modules))]
+
     def __getitem__(self, idx):
-        if isinstance(idx, slice):
+        if isinstance(idx, slice):  # a new Sequential keeping the original keys
             return self.__class__(OrderedDict(list(self._modules.items())[idx]))
-        return list(self._modules.values())[_index(idx, len(self._modules), "Sequential")]
+        return self._modules[self._key_at(idx)]
 
     def __setitem__(self, idx, module):
-        key = list(self._modules.keys())[_index(idx, len(self._modules), "Sequential")]
-        setattr(self, key, module)
+        setattr(self, self._key_at(idx), module)
 
     def __delitem__(self, idx):
-        if isinstance(idx, slice):
-            for key in list(self._modules.keys())[idx]:
-                del self._modules[key]
-        else:
-            key = list(self._modules.keys())[_index(idx, len(self._modules), "Sequential")]
+        doomed = list(self._modules)[idx] if isinstance(idx, slice) else [self._key_at(idx)]
+        for key in doomed:
             del self._modules[key]
-        _renumber(self._modules)  # keep the numbering 0..n-1, as torch does
+        _rekey(self._modules)
 
     def __len__(self):
         return len(self._modules)
@@ -65,19 +85,20 @@ class Sequential(Module):
     def __iter__(self):
         return iter(self._modules.values())
 
-    def __add__(self, other):
+    @staticmethod
+    def _require_sequential(other):
         if not isinstance(other, Sequential):
             raise ValueError("add operator supports only objects of Sequential class, but "
                              f"{type(other)} is given.")
+
+    def __add__(self, other):
+        self._require_sequential(other)
         return Sequential(*self, *other)
 
     def __iadd__(self, other):
-        if not isinstance(other, Sequential):
-            raise ValueError("add operator supports only objects of Sequential class, but "
-                             f"{type(other)} is given.")
-        offset = len(self)
-        for i, module in enumerate(other):
-            self.add_module(str(i + offset), module)
+        self._require_sequential(other)
+        for child in other:
+            self.add_module(str(len(self._modules)), child)
         return self
 
     def _check_factor(self, other):
@@ -87,55 +108,43 @@ class Sequential(Module):
             raise ValueError(f"Non-positive multiplication factor {other} for {type(self)}")
 
     def __mul__(self, other):
-        """`seq * n`: a Sequential of the same modules (not copies) repeated n times."""
+        """`seq * n`: a Sequential of the same module objects (not copies), n times over."""
         self._check_factor(other)
-        combined = Sequential()
-        offset = 0
-        for _ in range(other):
-            for module in self:
-                combined.add_module(str(offset), module)
-                offset += 1
-        return combined
+        return Sequential(*(list(self) * other))
 
     def __rmul__(self, other):
         return self.__mul__(other)
 
     def __imul__(self, other):
         self._check_factor(other)
-        items = list(self)
-        offset = len(self)
-        for _ in range(other - 1):
-            for module in items:
-                self.add_module(str(offset), module)
-                offset += 1
+        for child in list(self) * (other - 1):
+            self.add_module(str(len(self._modules)), child)
         return self
 
     def append(self, module):
-        self.add_module(str(len(self)), module)
+        self.add_module(str(len(self._modules)), module)
         return self
 
     def extend(self, sequential):
-        for m in sequential:
-            self.append(m)
+        for child in sequential:
+            self.append(child)
         return self
 
     def insert(self, index, module):
         if not isinstance(module, Module):
             raise AssertionError(f"module should be of type: {Module}")
-        n = len(self._modules)
-        if not -n <= index <= n:
+        size = len(self._modules)
+        if index < -size or index > size:
             raise IndexError(f"Index out of range: {index}")
-        if index < 0:
-            index += n
-        items = list(self._modules.values())
-        items.insert(index, module)
-        _renumber(self._modules, items)
+        children = list(self._modules.values())
+        children.insert(index + size if index < 0 else index, module)
+        _rekey(self._modules, children)
         return self
 
     def pop(self, key):
-        v = self[key]
+        removed = self[key]
         del self[key]
-        return v
+        return removed
 
 
 class ModuleList(Module):
@@ -146,21 +155,25 @@ class ModuleList(Module):
         if modules is not None:
             self.extend(modules)
 
+    def _key_at(self, idx):
+        return str(_position(idx, len(self._modules)))
+
     def __getitem__(self, idx):
         if isinstance(idx, slice):
             return self.__class__(list(self._modules.values())[idx])
-        return self._modules[str(_index(idx, len(self._modules), "ModuleList"))]
+        return self._modules[self._key_at(idx)]
 
     def __setitem__(self, idx, module):
-        setattr(self, str(_index(idx, len(self._modules), "ModuleList")), module)
+        setattr(self, self._key_at(idx), module)
 
     def __delitem__(self, idx):
         if isinstance(idx, slice):
-            for k in range(len(self._modules))[idx]:
-                del self._modules[str(k)]
+            doomed = [str(n) for n in range(len(self._modules))[idx]]
         else:
-            del self._modules[str(_index(idx, len(self._modules), "ModuleList"))]
-        _renumber(self._modules)
+            doomed = [self._key_at(idx)]
+        for key in doomed:
+            del self._modules[key]
+        _rekey(self._modules)
 
     def __len__(self):
         return len(self._modules)
@@ -172,35 +185,36 @@ class ModuleList(Module):
         return self.extend(modules)
 
     def __add__(self, other):
-        combined = ModuleList()
-        for i, module in enumerate(list(self) + list(other)):
-            combined.add_module(str(i), module)
-        return combined
+        joined = ModuleList()
+        for child in [*self, *other]:
+            joined.append(child)
+        return joined
 
     def append(self, module):
-        self.add_module(str(len(self)), module)
+        self.add_module(str(len(self._modules)), module)
         return self
 
     def extend(self, modules):
         if not isinstance(modules, Iterable):
             raise TypeError("ModuleList.extend should be called with an iterable, but got " +
                             type(modules).__name__)
-        offset = len(self)
-        for i, module in enumerate(modules):
-            self.add_module(str(offset + i), module)
+        start = len(self)
+        for n, child in enumerate(modules):
+            self.add_module(str(start + n), child)
         return self
 
     def insert(self, index, module):
-        """As list.insert, negative indices included (torch's raises KeyError for those)."""
-        items = list(self._modules.values())
-        items.insert(operator.index(index), module)
-        for i in range(len(items)):
-            self.add_module(str(i), items[i])
+        """As list.insert, negative indices included (torch's raises KeyError for those). The
+        children are re-added in their new order; add_module validates the inserted one."""
+        children = list(self._modules.values())
+        children.insert(operator.index(index), module)
+        for pos, child in enumerate(children):
+            self.add_module(str(pos), child)
 
     def pop(self, key):
-        v = self[key]
+        removed = self[key]
         del self[key]
-        return v
+        return removed
 
     def __repr__(self):
         """Runs of equal modules print once, as torch 2's `(0-2): 3 x Linear(...)`."""
@@ -259,9 +273,9 @@ class ModuleDict(Module):
         return self._modules.values()
 
     def pop(self, key):
-        v = self[key]
+        removed = self[key]
         del self[key]
-        return v
+        return removed
 
     def clear(self):
         self._modules.clear()
@@ -271,17 +285,13 @@ class ModuleDict(Module):
             raise TypeError("ModuleDict.update should be called with an iterable of key/value pairs, "
                             "but got " + type(modules).__name__)
         if isinstance(modules, (OrderedDict, ModuleDict, Mapping)):
-            for key, module in modules.items():
-                self[key] = module
+            for key, child in modules.items():
+                self[key] = child
             return
-        for j, m in enumerate(modules):
-            if not isinstance(m, Iterable):
-                raise TypeError("ModuleDict update sequence element #" + str(j) +
-                                " should be Iterable; is" + type(m).__name__)
-            if not len(m) == 2:
-                raise ValueError("ModuleDict update sequence element #" + str(j) + " has length " +
-                                 str(len(m)) + "; 2 is required")
-            self[m[0]] = m[1]
+        # a sequence of pairs, each checked as it comes: the pairs before a bad one stay added
+        for n, entry in enumerate(modules):
+            _check_pair("ModuleDict", n, entry)
+            self[entry[0]] = entry[1]
 
 
 def _param_line(key, p, typename=False):
@@ -297,7 +307,8 @@ def _param_line(key, p, typename=False):
 
 class ParameterList(Module):
     """A list whose Tensors are registered as parameters "0", "1", ... (a plain Tensor put in
-    becomes a Parameter); other objects are kept as plain attributes, as torch's."""
+    becomes a Parameter); other objects are kept as plain attributes, as torch's. The length is
+    kept in _size because entries live as attributes, not in one registry."""
 
     def __init__(self, values=None):
         super().__init__()
@@ -305,44 +316,34 @@ class ParameterList(Module):
         if values is not None:
             self += values
 
-    def _get_abs_string_index(self, idx):
-        idx = operator.index(idx)
-        if not (-len(self) <= idx < len(self)):
-            raise IndexError(f"index {idx} is out of range")
-        if idx < 0:
-            idx += len(self)
-        return str(idx)
-
     def __getitem__(self, idx):
         if isinstance(idx, slice):
-            out = self.__class__()
-            for i in range(*idx.indices(len(self))):
-                out.append(self[i])
-            return out
-        return getattr(self, self._get_abs_string_index(idx))
+            part = self.__class__()
+            for pos in range(*idx.indices(len(self))):
+                part.append(self[pos])
+            return part
+        return getattr(self, str(_position(idx, len(self))))
 
     def __setitem__(self, idx, param):
-        idx = self._get_abs_string_index(idx)
-        if isinstance(param, Tensor) and not isinstance(param, Parameter):
-            param = Parameter(param)
-        return setattr(self, idx, param)
+        return setattr(self, str(_position(idx, len(self))), _as_parameter(param))
 
     def __len__(self):
         return self._size
 
     def __iter__(self):
-        return iter(self[i] for i in range(len(self)))
+        return (self[pos] for pos in range(len(self)))
 
     def __iadd__(self, parameters):
         return self.extend(parameters)
 
     def __dir__(self):
-        return [key for key in super().__dir__() if not key.isdigit()]
+        # the "0", "1", ... attributes are reached by indexing, not listed
+        return [name for name in super().__dir__() if not name.isdigit()]
 
     def append(self, value):
-        new_idx = len(self)
-        self._size += 1
-        self[new_idx] = value
+        slot = len(self)
+        self._size += 1  # grow first: __setitem__ only writes into existing positions
+        self[slot] = value
         return self
 
     def extend(self, values):
@@ -362,7 +363,8 @@ class ParameterList(Module):
 
 class ParameterDict(Module):
     """An ordered dict of string keys whose Tensors are registered as parameters under their
-    keys (a plain Tensor put in becomes a Parameter), as torch's."""
+    keys (a plain Tensor put in becomes a Parameter), as torch's. The values live as attributes
+    named by their keys; _keys (a dict used as an ordered set) remembers the order."""
 
     def __init__(self, parameters=None):
         super().__init__()
@@ -370,7 +372,8 @@ class ParameterDict(Module):
         if parameters is not None:
             self.update(parameters)
 
-    def _key_to_attr(self, key):
+    @staticmethod
+    def _attr_name(key):
         if not isinstance(key, str):
             raise TypeError("Index given to ParameterDict cannot be used as a key as it is not a string "
                             f"(type is '{type(key).__name__}'). Open an issue on github if you need "
@@ -378,18 +381,16 @@ class ParameterDict(Module):
         return key
 
     def __getitem__(self, key):
-        return getattr(self, self._key_to_attr(key))
+        return getattr(self, self._attr_name(key))
 
     def __setitem__(self, key, value):
+        # the key is recorded before it is validated, as torch's (a rejected key still counts)
         self._keys[key] = None
-        attr = self._key_to_attr(key)
-        if isinstance(value, Tensor) and not isinstance(value, Parameter):
-            value = Parameter(value)
-        setattr(self, attr, value)
+        setattr(self, self._attr_name(key), _as_parameter(value))
 
     def __delitem__(self, key):
         del self._keys[key]
-        delattr(self, self._key_to_attr(key))
+        delattr(self, self._attr_name(key))
 
     def __len__(self):
         return len(self._keys)
@@ -401,7 +402,7 @@ class ParameterDict(Module):
         return reversed(self._keys)
 
     def copy(self):
-        return ParameterDict(OrderedDict((k, self[k]) for k in self._keys))
+        return ParameterDict(OrderedDict(self.items()))
 
     def __contains__(self, key):
         return key in self._keys
@@ -412,55 +413,50 @@ class ParameterDict(Module):
         return self[key]
 
     def clear(self):
-        for k in self._keys.copy():
-            del self[k]
+        for key in list(self._keys):
+            del self[key]
 
     def pop(self, key):
-        v = self[key]
+        removed = self[key]
         del self[key]
-        return v
+        return removed
 
     def popitem(self):
-        k, _ = self._keys.popitem()
-        self._keys[k] = None  # back in, so that del removes the attribute too
-        val = self[k]
-        del self[k]
-        return k, val
+        if not self._keys:
+            raise KeyError("popitem(): dictionary is empty")
+        newest = next(reversed(self._keys))
+        return newest, self.pop(newest)
 
     def get(self, key, default=None):
         return self[key] if key in self else default
 
     def fromkeys(self, keys, default=None):
-        return ParameterDict((k, default) for k in keys)
+        return ParameterDict([(key, default) for key in keys])
 
     def keys(self):
         return self._keys.keys()
 
     def items(self):
-        return ((k, self[k]) for k in self._keys)
+        return ((key, self[key]) for key in self._keys)
 
     def values(self):
-        return (self[k] for k in self._keys)
+        return (self[key] for key in self._keys)
 
     def update(self, parameters):
         if not isinstance(parameters, Iterable):
             raise TypeError("ParametersDict.update should be called with an iterable of key/value pairs, "
                             "but got " + type(parameters).__name__)
         if isinstance(parameters, (OrderedDict, ParameterDict)):
-            for key, parameter in parameters.items():
-                self[key] = parameter
+            pairs = list(parameters.items())
         elif isinstance(parameters, Mapping):
-            for key, parameter in sorted(parameters.items()):  # as torch: a plain dict's keys sorted
-                self[key] = parameter
+            pairs = sorted(parameters.items())  # a plain dict's keys go in sorted, as torch's
         else:
-            for j, p in enumerate(parameters):
-                if not isinstance(p, Iterable):
-                    raise TypeError("ParameterDict update sequence element #" + str(j) +
-                                    " should be Iterable; is" + type(p).__name__)
-                if not len(p) == 2:
-                    raise ValueError("ParameterDict update sequence element #" + str(j) + " has length " +
-                                     str(len(p)) + "; 2 is required")
-                self[p[0]] = p[1]
+            for n, entry in enumerate(parameters):
+                _check_pair("ParameterDict", n, entry)
+                self[entry[0]] = entry[1]
+            return
+        for key, value in pairs:
+            self[key] = value
 
     def extra_repr(self):
         return "\n".join(_param_line(k, p, True) for k, p in self.items())
@@ -469,14 +465,14 @@ class ParameterDict(Module):
         raise RuntimeError("ParameterDict should not be called.")
 
     def __or__(self, other):
-        copy = self.copy()
-        copy.update(other)
-        return copy
+        merged = self.copy()
+        merged.update(other)
+        return merged
 
     def __ror__(self, other):
-        copy = other.copy()
-        copy.update(self)
-        return copy
+        merged = other.copy()
+        merged.update(self)
+        return merged
 
     def __ior__(self, other):
         self.update(other)

@@ -6,46 +6,58 @@ from ...ops.loss import mse_loss as _mse_loss
 from .module import Module
 
 
-def _legacy_reduction(size_average, reduce):
-    """The reduction the deprecated size_average / reduce pair means, with torch's warning."""
-    size_average = True if size_average is None else size_average
-    reduce = True if reduce is None else reduce
-    if size_average and reduce:
-        ret = "mean"
-    elif reduce:
-        ret = "sum"
+def _reduction_from_legacy(size_average, reduce):
+    """The reduction string the deprecated size_average / reduce flags stand for, announced with
+    the deprecation warning. An unset flag counts as True; reduce=False means no reduction at
+    all, whatever size_average says; otherwise size_average chooses between mean and sum."""
+    if reduce is not None and not reduce:
+        chosen = "none"
+    elif size_average is None or size_average:
+        chosen = "mean"
     else:
-        ret = "none"
-    warnings.warn(f"size_average and reduce args will be deprecated, please use reduction='{ret}' instead.",
+        chosen = "sum"
+    # stacklevel 3: past this helper and _Loss.__init__, to the loss class being built
+    warnings.warn(f"size_average and reduce args will be deprecated, please use reduction='{chosen}' instead.",
                   stacklevel=3)
-    return ret
+    return chosen
 
 
 class _Loss(Module):
+    """Base of the loss modules: holds `reduction` ('none' | 'mean' | 'sum'), which the legacy
+    flags override when either is given."""
+
     def __init__(self, size_average=None, reduce=None, reduction="mean"):
         super().__init__()
-        if size_average is not None or reduce is not None:
-            reduction = _legacy_reduction(size_average, reduce)
-        self.reduction = reduction
+        legacy = not (size_average is None and reduce is None)
+        self.reduction = _reduction_from_legacy(size_average, reduce) if legacy else reduction
 
 
 class _WeightedLoss(_Loss):
+    """A loss with an optional per-class rescaling `weight`, kept as a buffer so that it follows
+    the module across .to() and into its state_dict."""
+
     def __init__(self, weight=None, size_average=None, reduce=None, reduction="mean"):
         super().__init__(size_average, reduce, reduction)
         self.register_buffer("weight", weight)
 
 
 class MSELoss(_Loss):
+    """Mean squared error; the seed programs' criterion, so it calls the op directly."""
+
     def forward(self, input, target):
         return _mse_loss(input, target, self.reduction)  # F.mse_loss without its legacy arguments
 
 
 class L1Loss(_Loss):
+    """Mean (or sum) absolute error |input - target|."""
+
     def forward(self, input, target):
         return F.l1_loss(input, target, reduction=self.reduction)
 
 
 class SmoothL1Loss(_Loss):
+    """Squared error below `beta`, absolute error (shifted by beta/2) above it."""
+
     def __init__(self, size_average=None, reduce=None, reduction="mean", beta=1.0):
         super().__init__(size_average, reduce, reduction)
         self.beta = beta
@@ -55,8 +67,11 @@ class SmoothL1Loss(_Loss):
 
 
 class HuberLoss(_Loss):
+    """Squared error below `delta`, delta-scaled absolute error above it."""
+
     def __init__(self, reduction="mean", delta=1.0):
-        if not isinstance(delta, (float, int)):
+        # checked before Module.__init__, as torch's: a bad delta builds nothing
+        if not isinstance(delta, (int, float)):
             raise TypeError(f"delta must be a float or int, got: {type(delta)}")
         super().__init__(reduction=reduction)
         self.delta = delta
@@ -66,6 +81,9 @@ class HuberLoss(_Loss):
 
 
 class CrossEntropyLoss(_WeightedLoss):
+    """log_softmax over the class dimension followed by the negative log-likelihood of the target
+    (class indices or probabilities), with optional class weights and label smoothing."""
+
     def __init__(self, weight=None, size_average=None, ignore_index=-100, reduce=None, reduction="mean",
                  label_smoothing=0.0):
         super().__init__(weight, size_average, reduce, reduction)
@@ -78,6 +96,8 @@ class CrossEntropyLoss(_WeightedLoss):
 
 
 class NLLLoss(_WeightedLoss):
+    """Negative log-likelihood of target class indices given log-probabilities."""
+
     def __init__(self, weight=None, size_average=None, ignore_index=-100, reduce=None, reduction="mean"):
         super().__init__(weight, size_average, reduce, reduction)
         self.ignore_index = ignore_index
@@ -88,11 +108,16 @@ class NLLLoss(_WeightedLoss):
 
 
 class BCELoss(_WeightedLoss):
+    """Binary cross-entropy of probabilities in [0, 1] (log clamped at -100)."""
+
     def forward(self, input, target):
         return F.binary_cross_entropy(input, target, weight=self.weight, reduction=self.reduction)
 
 
 class BCEWithLogitsLoss(_Loss):
+    """Binary cross-entropy computed from logits in a numerically stable form; `pos_weight`
+    rescales the positive term per class. Both weights are buffers."""
+
     def __init__(self, weight=None, size_average=None, reduce=None, reduction="mean", pos_weight=None):
         super().__init__(size_average, reduce, reduction)
         self.register_buffer("weight", weight)
@@ -106,6 +131,9 @@ class BCEWithLogitsLoss(_Loss):
 # ---- more losses (minigrad/ops/loss_more.py) ------------------------------------------------------
 
 class KLDivLoss(_Loss):
+    """Kullback-Leibler divergence with `input` given as log-probabilities (and `target` too when
+    log_target)."""
+
     def __init__(self, size_average=None, reduce=None, reduction="mean", log_target=False):
         super().__init__(size_average, reduce, reduction)
         self.log_target = log_target
@@ -115,6 +143,8 @@ class KLDivLoss(_Loss):
 
 
 class CosineEmbeddingLoss(_Loss):
+    """1 - cos(x1, x2) for target 1, max(0, cos(x1, x2) - margin) for target -1."""
+
     def __init__(self, margin=0.0, size_average=None, reduce=None, reduction="mean"):
         super().__init__(size_average, reduce, reduction)
         self.margin = margin
@@ -124,6 +154,8 @@ class CosineEmbeddingLoss(_Loss):
 
 
 class MarginRankingLoss(_Loss):
+    """max(0, -y * (x1 - x2) + margin): x1 should rank above x2 when y is 1."""
+
     def __init__(self, margin=0.0, size_average=None, reduce=None, reduction="mean"):
         super().__init__(size_average, reduce, reduction)
         self.margin = margin
@@ -133,6 +165,8 @@ class MarginRankingLoss(_Loss):
 
 
 class HingeEmbeddingLoss(_Loss):
+    """x for target 1, max(0, margin - x) for target -1."""
+
     def __init__(self, margin=1.0, size_average=None, reduce=None, reduction="mean"):
         super().__init__(size_average, reduce, reduction)
         self.margin = margin
@@ -142,27 +176,37 @@ class HingeEmbeddingLoss(_Loss):
 
 
 class SoftMarginLoss(_Loss):
+    """Two-class logistic loss log(1 + exp(-y * x))."""
+
     def forward(self, input, target):
         return F.soft_margin_loss(input, target, reduction=self.reduction)
 
 
 class MultiLabelSoftMarginLoss(_WeightedLoss):
+    """Per-class logistic loss averaged over the classes, for multi-hot targets."""
+
     def forward(self, input, target):
         return F.multilabel_soft_margin_loss(input, target, weight=self.weight, reduction=self.reduction)
 
 
 class MultiLabelMarginLoss(_Loss):
+    """Multi-class multi-label hinge loss; target holds class indices ended by -1."""
+
     def forward(self, input, target):
         return F.multilabel_margin_loss(input, target, reduction=self.reduction)
 
 
 class MultiMarginLoss(_WeightedLoss):
+    """Multi-class hinge loss (p = 1 or 2) against the target class' score."""
+
     def __init__(self, p=1, margin=1.0, weight=None, size_average=None, reduce=None, reduction="mean"):
         super().__init__(weight, size_average, reduce, reduction)
-        if p != 1 and p != 2:
+        if p not in (1, 2):
             raise ValueError("only p == 1 and p == 2 supported")
-        if weight is not None and weight.dim() != 1:
-            raise ValueError(f"MultiMarginLoss: expected weight to be None or 1D tensor, got {weight.dim()}D instead")
+        # one weight per class: anything but a vector is refused here rather than in forward
+        weight_rank = None if weight is None else weight.dim()
+        if weight_rank not in (None, 1):
+            raise ValueError(f"MultiMarginLoss: expected weight to be None or 1D tensor, got {weight_rank}D instead")
         self.p = p
         self.margin = margin
 
@@ -172,6 +216,8 @@ class MultiMarginLoss(_WeightedLoss):
 
 
 class PoissonNLLLoss(_Loss):
+    """Negative log-likelihood of a Poisson target, from the rate or its log."""
+
     def __init__(self, log_input=True, full=False, size_average=None, eps=1e-8, reduce=None, reduction="mean"):
         super().__init__(size_average, reduce, reduction)
         self.log_input = log_input
@@ -184,6 +230,8 @@ class PoissonNLLLoss(_Loss):
 
 
 class GaussianNLLLoss(_Loss):
+    """Negative log-likelihood of the target under a Gaussian with predicted mean and variance."""
+
     def __init__(self, *, full=False, eps=1e-6, reduction="mean"):
         super().__init__(None, None, reduction)
         self.full = full
@@ -194,6 +242,8 @@ class GaussianNLLLoss(_Loss):
 
 
 class TripletMarginLoss(_Loss):
+    """max(d(a, p) - d(a, n) + margin, 0) with the p-norm distance."""
+
     def __init__(self, margin=1.0, p=2.0, eps=1e-6, swap=False, size_average=None, reduce=None,
                  reduction="mean"):
         super().__init__(size_average, reduce, reduction)
@@ -218,10 +268,9 @@ class TripletMarginWithDistanceLoss(_Loss):
         if margin <= 0:
             raise ValueError(f"TripletMarginWithDistanceLoss: expected margin to be greater than 0, got {margin} "
                              "instead")
-        if distance_function is None:
-            from .distance import PairwiseDistance
-            distance_function = PairwiseDistance()
-        self.distance_function = distance_function
+        # the default distance is a module, so it is registered as a child and shows in the repr
+        from .distance import PairwiseDistance
+        self.distance_function = PairwiseDistance() if distance_function is None else distance_function
         self.margin = margin
         self.swap = swap
 

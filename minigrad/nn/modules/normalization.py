@@ -24,11 +24,31 @@ def _affine_parameters(module, enabled, shape, bias, dtype, device):
 
 
 def _reset_affine(module):
-    """Weight ones, bias zeros (where the layer has them)."""
-    if module.weight is not None:
-        init.ones_(module.weight)
-        if module.bias is not None:
-            init.zeros_(module.bias)
+    """Start the affine transform as the identity: weight ones, bias zeros (where present)."""
+    scale, shift = module.weight, module.bias
+    if scale is None:
+        return
+    init.ones_(scale)
+    if shift is not None:
+        init.zeros_(shift)
+
+
+def _running_stats(module, track, num_features, dtype, device):
+    """Register the running statistics as buffers (they follow .to() and go into the
+    state_dict): mean zeros, variance ones, a 0-d int64 batch counter; all None when the layer
+    does not track them, so that the state_dict keys still say what the layer is."""
+    if track:
+        module.register_buffer("running_mean", creation.zeros(num_features, dtype=dtype, device=device))
+        module.register_buffer("running_var", creation.ones(num_features, dtype=dtype, device=device))
+        module.register_buffer("num_batches_tracked", creation.tensor(0, dtype=int64, device=device))
+        return
+    for name in ("running_mean", "running_var", "num_batches_tracked"):
+        module.register_buffer(name, None)
+
+
+def _shape_tuple(shape):
+    """normalized_shape given as one int or as a sequence of ints, as a tuple."""
+    return (shape,) if isinstance(shape, int) else tuple(shape)
 
 
 class LayerNorm(Module):
@@ -38,9 +58,7 @@ class LayerNorm(Module):
     def __init__(self, normalized_shape, eps=1e-05, elementwise_affine=True, bias=True, device=None,
                  dtype=None):
         super().__init__()
-        if isinstance(normalized_shape, int):
-            normalized_shape = (normalized_shape,)
-        self.normalized_shape = tuple(normalized_shape)
+        self.normalized_shape = _shape_tuple(normalized_shape)
         self.eps = eps
         self.elementwise_affine = elementwise_affine
         _affine_parameters(self, elementwise_affine, self.normalized_shape, bias, dtype, device)
@@ -71,21 +89,17 @@ class _BatchNorm(Module):
         self.affine = affine
         self.track_running_stats = track_running_stats
         _affine_parameters(self, affine, num_features, bias, dtype, device)
-        if track_running_stats:
-            self.register_buffer("running_mean", creation.zeros(num_features, dtype=dtype, device=device))
-            self.register_buffer("running_var", creation.ones(num_features, dtype=dtype, device=device))
-            self.register_buffer("num_batches_tracked", creation.tensor(0, dtype=int64, device=device))
-        else:
-            self.register_buffer("running_mean", None)
-            self.register_buffer("running_var", None)
-            self.register_buffer("num_batches_tracked", None)
+        _running_stats(self, track_running_stats, num_features, dtype, device)
         self.reset_parameters()
 
     def reset_running_stats(self):
-        if self.track_running_stats:
-            self.running_mean.zero_()
-            self.running_var.fill_(1)
-            self.num_batches_tracked.zero_()
+        """Forget the batches seen: mean 0, variance 1, counter 0 (in place, so that an
+        optimizer or another holder of the buffers sees the reset)."""
+        if not self.track_running_stats:
+            return
+        self.running_mean.zero_()
+        self.running_var.fill_(1)
+        self.num_batches_tracked.zero_()
 
     def reset_parameters(self):
         self.reset_running_stats()
@@ -93,55 +107,70 @@ class _BatchNorm(Module):
 
     def _load_from_state_dict(self, state_dict, prefix, local_metadata, strict, missing_keys,
                               unexpected_keys, error_msgs):
-        version = local_metadata.get("version", None)
-        if (version is None or version < 2) and self.track_running_stats:
-            # state_dicts older than version 2 lack num_batches_tracked: it then starts at 0
-            key = prefix + "num_batches_tracked"
-            if key not in state_dict:
-                state_dict[key] = (self.num_batches_tracked if self.num_batches_tracked is not None
-                                   else creation.tensor(0, dtype=int64))
+        saved_version = local_metadata.get("version")
+        old_format = saved_version is None or saved_version < 2
+        counter_key = prefix + "num_batches_tracked"
+        if old_format and self.track_running_stats and counter_key not in state_dict:
+            # checkpoints from before version 2 have no batch counter: keep (or start) ours
+            # rather than report it missing
+            counter = self.num_batches_tracked
+            state_dict[counter_key] = counter if counter is not None else creation.tensor(0, dtype=int64)
         super()._load_from_state_dict(state_dict, prefix, local_metadata, strict, missing_keys,
                                       unexpected_keys, error_msgs)
 
+    def _averaging_factor(self):
+        """The weight this batch gets in the running averages. A training step with tracked
+        statistics counts the batch first; with momentum None the average is cumulative, each
+        batch weighted 1 / (batches seen)."""
+        counting = self.training and self.track_running_stats and self.num_batches_tracked is not None
+        if counting:
+            self.num_batches_tracked.add_(1)
+        if self.momentum is not None:
+            return self.momentum
+        return 1.0 / float(self.num_batches_tracked) if counting else 0.0
+
     def forward(self, input):
         self._check_input_dim(input)
-        factor = 0.0 if self.momentum is None else self.momentum
-        if self.training and self.track_running_stats and self.num_batches_tracked is not None:
-            self.num_batches_tracked.add_(1)
-            # momentum None: the cumulative moving average over the batches seen
-            factor = 1.0 / float(self.num_batches_tracked) if self.momentum is None else self.momentum
-        bn_training = True if self.training else self.running_mean is None and self.running_var is None
-        keep = not self.training or self.track_running_stats
-        return F.batch_norm(input, self.running_mean if keep else None, self.running_var if keep else None,
-                            self.weight, self.bias, bn_training, factor, self.eps)
+        factor = self._averaging_factor()
+        if self.training:
+            # normalize by the batch's statistics; fold them into the running ones if tracked
+            use_batch_stats = True
+            tracked = self.track_running_stats
+            mean, var = (self.running_mean, self.running_var) if tracked else (None, None)
+        else:
+            # evaluation uses the running statistics, or the batch's when there are none
+            mean, var = self.running_mean, self.running_var
+            use_batch_stats = mean is None and var is None
+        return F.batch_norm(input, mean, var, self.weight, self.bias, use_batch_stats, factor, self.eps)
 
     def extra_repr(self):
         return (f"{self.num_features}, eps={self.eps}, momentum={self.momentum}, affine={self.affine}, "
                 f"bias={self.bias is not None}, track_running_stats={self.track_running_stats}")
 
 
-class BatchNorm1d(_BatchNorm):
-    """Batch normalization of (N, C) or (N, C, L) inputs."""
+def _rank_check(*ranks):
+    """A _check_input_dim method accepting inputs of the given numbers of dimensions."""
+    expected = " or ".join(f"{r}D" for r in ranks)
 
     def _check_input_dim(self, input):
-        if input.dim() != 2 and input.dim() != 3:
-            raise ValueError(f"expected 2D or 3D input (got {input.dim()}D input)")
+        if input.dim() not in ranks:
+            raise ValueError(f"expected {expected} input (got {input.dim()}D input)")
+    return _check_input_dim
+
+
+class BatchNorm1d(_BatchNorm):
+    """Batch normalization of (N, C) or (N, C, L) inputs."""
+    _check_input_dim = _rank_check(2, 3)
 
 
 class BatchNorm2d(_BatchNorm):
     """Batch normalization of (N, C, H, W) inputs."""
-
-    def _check_input_dim(self, input):
-        if input.dim() != 4:
-            raise ValueError(f"expected 4D input (got {input.dim()}D input)")
+    _check_input_dim = _rank_check(4)
 
 
 class BatchNorm3d(_BatchNorm):
     """Batch normalization of (N, C, D, H, W) inputs."""
-
-    def _check_input_dim(self, input):
-        if input.dim() != 5:
-            raise ValueError(f"expected 5D input (got {input.dim()}D input)")
+    _check_input_dim = _rank_check(5)
 
 
 class GroupNorm(Module):
@@ -150,7 +179,7 @@ class GroupNorm(Module):
 
     def __init__(self, num_groups, num_channels, eps=1e-05, affine=True, device=None, dtype=None, *, bias=True):
         super().__init__()
-        if num_channels % num_groups != 0:
+        if num_channels % num_groups:
             raise ValueError(f"num_channels ({num_channels}) must be divisible by num_groups ({num_groups})")
         self.num_groups = num_groups
         self.num_channels = num_channels
@@ -179,29 +208,32 @@ class _InstanceNorm(_BatchNorm):
                  device=None, dtype=None, *, bias=True):
         super().__init__(num_features, eps, momentum, affine, track_running_stats, device, dtype, bias=bias)
 
-    def _apply_instance_norm(self, input):
-        return F.instance_norm(input, self.running_mean, self.running_var, self.weight, self.bias,
-                               self.training or not self.track_running_stats,
-                               self.momentum if self.momentum is not None else 0.0, self.eps)
-
     def forward(self, input):
         self._check_input_dim(input)
-        feature_dim = input.dim() - self._no_batch_dim
-        if input.size(feature_dim) != self.num_features:
+        # the channel dimension counted from the end works for batched and unbatched input alike
+        channel_dim = input.dim() - self._no_batch_dim
+        channels = input.size(channel_dim)
+        if channels != self.num_features:
+            # num_features only matters when it sizes the affine parameters
             if self.affine:
-                raise ValueError(f"expected input's size at dim={feature_dim} to match num_features "
-                                 f"({self.num_features}), but got: {input.size(feature_dim)}.")
-            warnings.warn(f"input's size at dim={feature_dim} does not match num_features. You can silence this "
+                raise ValueError(f"expected input's size at dim={channel_dim} to match num_features "
+                                 f"({self.num_features}), but got: {channels}.")
+            warnings.warn(f"input's size at dim={channel_dim} does not match num_features. You can silence this "
                           "warning by not passing in num_features, which is not used because affine=False",
                           stacklevel=2)
-        if input.dim() == self._no_batch_dim:
-            return self._apply_instance_norm(input.unsqueeze(0)).squeeze(0)
-        return self._apply_instance_norm(input)
+        unbatched = channel_dim == 0
+        batch = input.unsqueeze(0) if unbatched else input
+        use_instance_stats = self.training or not self.track_running_stats
+        factor = 0.0 if self.momentum is None else self.momentum
+        out = F.instance_norm(batch, self.running_mean, self.running_var, self.weight, self.bias,
+                              use_instance_stats, factor, self.eps)
+        return out.squeeze(0) if unbatched else out
 
     def _check_input_dim(self, input):
-        d = self._no_batch_dim
-        if input.dim() not in (d, d + 1):
-            raise ValueError(f"expected {d}D or {d + 1}D input (got {input.dim()}D input)")
+        spatial_and_channel = self._no_batch_dim
+        if not spatial_and_channel <= input.dim() <= spatial_and_channel + 1:
+            raise ValueError(f"expected {spatial_and_channel}D or {spatial_and_channel + 1}D input "
+                             f"(got {input.dim()}D input)")
 
 
 class InstanceNorm1d(_InstanceNorm):
@@ -242,19 +274,17 @@ class RMSNorm(Module):
 
     def __init__(self, normalized_shape, eps=None, elementwise_affine=True, device=None, dtype=None):
         super().__init__()
-        if isinstance(normalized_shape, int):
-            normalized_shape = (normalized_shape,)
-        self.normalized_shape = tuple(normalized_shape)
+        self.normalized_shape = _shape_tuple(normalized_shape)
         self.eps = eps
         self.elementwise_affine = elementwise_affine
-        if elementwise_affine:
-            self.weight = Parameter(creation.empty(self.normalized_shape, dtype=dtype, device=device))
-        else:
-            self.register_parameter("weight", None)
+        # a scale only: RMS normalization does not center, so it has no bias
+        scale = Parameter(creation.empty(self.normalized_shape, dtype=dtype, device=device)) \
+            if elementwise_affine else None
+        self.register_parameter("weight", scale)
         self.reset_parameters()
 
     def reset_parameters(self):
-        if self.elementwise_affine:
+        if self.weight is not None:
             init.ones_(self.weight)
 
     def forward(self, x):

@@ -5,10 +5,13 @@ from .module import Module
 
 
 class _MaxPoolNd(Module):
+    """Maximum over each (dilated) window; stride defaults to the window size, so the windows
+    tile the input. The sizes are kept as given (int or tuple) and show so in the repr."""
+
     def __init__(self, kernel_size, stride=None, padding=0, dilation=1, return_indices=False, ceil_mode=False):
         super().__init__()
         self.kernel_size = kernel_size
-        self.stride = stride if stride is not None else kernel_size
+        self.stride = kernel_size if stride is None else stride
         self.padding, self.dilation = padding, dilation
         self.return_indices, self.ceil_mode = return_indices, ceil_mode
 
@@ -34,11 +37,16 @@ class MaxPool3d(_MaxPoolNd):
 
 
 class AvgPool1d(Module):
+    """Mean over each window of a (N, C, L) or (C, L) input; unlike the 2-d and 3-d pools it
+    stores its sizes as 1-tuples, as torch's does."""
+
     def __init__(self, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True):
         super().__init__()
-        self.kernel_size = _conv._ntuple(kernel_size, 1, "AvgPool1d", "kernel_size")
-        self.stride = _conv._ntuple(stride if stride is not None else kernel_size, 1, "AvgPool1d", "stride")
-        self.padding = _conv._ntuple(padding, 1, "AvgPool1d", "padding")
+        def one_tuple(value, what):
+            return _conv._ntuple(value, 1, "AvgPool1d", what)
+        self.kernel_size = one_tuple(kernel_size, "kernel_size")
+        self.stride = one_tuple(kernel_size if stride is None else stride, "stride")
+        self.padding = one_tuple(padding, "padding")
         self.ceil_mode, self.count_include_pad = ceil_mode, count_include_pad
 
     def forward(self, input):
@@ -50,11 +58,13 @@ class AvgPool1d(Module):
 
 
 class AvgPool2d(Module):
+    """Mean over each window; divisor_override replaces the window size as the divisor."""
+
     def __init__(self, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True,
                  divisor_override=None):
         super().__init__()
         self.kernel_size = kernel_size
-        self.stride = stride if stride is not None else kernel_size
+        self.stride = kernel_size if stride is None else stride
         self.padding, self.ceil_mode, self.count_include_pad = padding, ceil_mode, count_include_pad
         self.divisor_override = divisor_override
 
@@ -67,12 +77,17 @@ class AvgPool2d(Module):
 
 
 class AvgPool3d(AvgPool2d):
+    """AvgPool2d's options over three spatial dimensions."""
+
     def forward(self, input):
         return _conv.avg_pool(3, input, self.kernel_size, self.stride, self.padding, self.ceil_mode,
                               self.count_include_pad, self.divisor_override)
 
 
 class _AdaptiveAvgPoolNd(Module):
+    """Mean pooling whose windows are chosen to produce output_size (None entries keep the
+    input's size)."""
+
     def __init__(self, output_size):
         super().__init__()
         self.output_size = output_size
@@ -97,6 +112,8 @@ class AdaptiveAvgPool3d(_AdaptiveAvgPoolNd):
 
 
 class Unfold(Module):
+    """im2col: every sliding block of a batched image as a column (N, C * prod(kernel), L)."""
+
     def __init__(self, kernel_size, dilation=1, padding=0, stride=1):
         super().__init__()
         self.kernel_size, self.dilation, self.padding, self.stride = kernel_size, dilation, padding, stride
@@ -110,6 +127,8 @@ class Unfold(Module):
 
 
 class Fold(Module):
+    """col2im, Unfold's adjoint: sums the columns back into an image of output_size."""
+
     def __init__(self, output_size, kernel_size, dilation=1, padding=0, stride=1):
         super().__init__()
         self.output_size, self.kernel_size = output_size, kernel_size
@@ -124,6 +143,8 @@ class Fold(Module):
 
 
 class _AdaptiveMaxPoolNd(Module):
+    """Max pooling whose windows are chosen to produce output_size."""
+
     def __init__(self, output_size, return_indices=False):
         super().__init__()
         self.output_size, self.return_indices = output_size, return_indices
@@ -179,14 +200,14 @@ class _MaxUnpoolNd(Module):
 
     def __init__(self, kernel_size, stride=None, padding=0):
         super().__init__()
-        nt = _conv._nt
-        self.kernel_size = nt(kernel_size, self._nd)
-        self.stride = nt(stride if stride is not None else kernel_size, self._nd)
-        self.padding = nt(padding, self._nd)
+        dims = self._nd
+        self.kernel_size = _conv._nt(kernel_size, dims)
+        self.stride = _conv._nt(kernel_size if stride is None else stride, dims)
+        self.padding = _conv._nt(padding, dims)
 
     def forward(self, input, indices, output_size=None):
-        fn = (_conv.max_unpool1d, _conv.max_unpool2d, _conv.max_unpool3d)[self._nd - 1]
-        return fn(input, indices, self.kernel_size, self.stride, self.padding, output_size)
+        unpool = {1: _conv.max_unpool1d, 2: _conv.max_unpool2d, 3: _conv.max_unpool3d}[self._nd]
+        return unpool(input, indices, self.kernel_size, self.stride, self.padding, output_size)
 
     def extra_repr(self):
         return f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}"
@@ -206,6 +227,16 @@ class MaxUnpool3d(_MaxUnpoolNd):
 
 # ---- fractional max pooling (minigrad/ops/fractional_pool.py) ----------------------------------------
 
+def _nonpositive_kernel(kernel_size):
+    """Whether an int or sequence kernel_size has a size below 1 (other types pass through, to
+    fail where they are used)."""
+    if isinstance(kernel_size, int):
+        return kernel_size <= 0
+    if isinstance(kernel_size, (tuple, list)):
+        return any(not k > 0 for k in kernel_size)
+    return False
+
+
 class _FractionalMaxPoolNd(Module):
     """torch's FractionalMaxPool2d/3d: exactly one of output_size / output_ratio; a given
     `_random_samples` is a buffer and fixes the windows."""
@@ -213,24 +244,25 @@ class _FractionalMaxPoolNd(Module):
     def __init__(self, kernel_size, output_size=None, output_ratio=None, return_indices=False,
                  _random_samples=None):
         super().__init__()
-        nd, name = self._nd, type(self).__name__
+        dims = self._nd
 
-        def tup(v):
-            return tuple(v) if isinstance(v, (list, tuple)) else (v,) * nd
+        def per_dim(value):  # one value for every spatial dimension, or one given per dimension
+            return tuple(value) if isinstance(value, (list, tuple)) else (value,) * dims
 
-        if nd == 3 and ((isinstance(kernel_size, int) and kernel_size <= 0) or
-                        (isinstance(kernel_size, (tuple, list)) and not all(k > 0 for k in kernel_size))):
+        if dims == 3 and _nonpositive_kernel(kernel_size):
             raise ValueError(f"kernel_size must be greater than 0, but got {kernel_size}")
-        self.kernel_size = tup(kernel_size)
+        self.kernel_size = per_dim(kernel_size)
         self.return_indices = return_indices
         self.register_buffer("_random_samples", _random_samples)
-        self.output_size = tup(output_size) if output_size is not None else None
-        self.output_ratio = tup(output_ratio) if output_ratio is not None else None
-        if output_size is None and output_ratio is None:
-            raise ValueError(f"{name} requires specifying either an output size, or a pooling ratio")
-        if output_size is not None and output_ratio is not None:
+        self.output_size = None if output_size is None else per_dim(output_size)
+        self.output_ratio = None if output_ratio is None else per_dim(output_ratio)
+        # the target is given one way or the other, never both
+        targets_given = (output_size is not None) + (output_ratio is not None)
+        if targets_given == 0:
+            raise ValueError(f"{type(self).__name__} requires specifying either an output size, or a pooling ratio")
+        if targets_given == 2:
             raise ValueError("only one of output_size and output_ratio may be specified")
-        if self.output_ratio is not None and not all(0 < r < 1 for r in self.output_ratio[:nd]):
+        if self.output_ratio is not None and not all(0 < r < 1 for r in self.output_ratio[:dims]):
             raise ValueError(f"output_ratio must be between 0 and 1 (got {output_ratio})")
 
     def forward(self, input):

@@ -1,4 +1,4 @@
-"""nn.Embedding: a lookup table of num_embeddings rows of embedding_dim values, as torch's."""
+"""nn.Embedding and nn.EmbeddingBag: lookup tables of num_embeddings rows of embedding_dim values."""
 from ...autograd.grad_mode import no_grad
 from .. import functional as F, init
 from ..parameter import Parameter
@@ -20,6 +20,31 @@ def _no_sparse():
                                "have; use sparse=False")
 
 
+def _install_table(module, given, device, dtype, trainable):
+    """Set module.weight: the given tensor (whose memory the Parameter shares) after checking its
+    shape, or a fresh (num_embeddings, embedding_dim) table drawn by reset_parameters."""
+    rows, cols = module.num_embeddings, module.embedding_dim
+    if given is not None:
+        if list(given.shape) != [rows, cols]:
+            raise AssertionError("Shape of weight does not match num_embeddings and embedding_dim")
+        module.weight = Parameter(given, requires_grad=trainable)
+        return
+    from ...creation import empty
+    module.weight = Parameter(empty((rows, cols), device=device, dtype=dtype), requires_grad=trainable)
+    module.reset_parameters()
+
+
+def _describe(sizes, options):
+    """`rows, cols` then `, name=text` for each (name, text) option given."""
+    return ", ".join([sizes, *(f"{name}={text}" for name, text in options)])
+
+
+def _check_pretrained(embeddings):
+    if embeddings.dim() != 2:
+        raise AssertionError("Embeddings parameter is expected to be 2-dimensional")
+    return embeddings.shape
+
+
 class Embedding(Module):
     """weight[input] for integer indices of any shape; weight starts as N(0, 1) with the
     padding_idx row zeroed, and that row never gets a gradient."""
@@ -36,52 +61,40 @@ class Embedding(Module):
         self.scale_grad_by_freq = scale_grad_by_freq
         if sparse:
             raise _no_sparse()
-        if _weight is None:
-            from ...creation import empty
-            self.weight = Parameter(empty((num_embeddings, embedding_dim), device=device, dtype=dtype),
-                                    requires_grad=not _freeze)
-            self.reset_parameters()
-        else:
-            if list(_weight.shape) != [num_embeddings, embedding_dim]:
-                raise AssertionError("Shape of weight does not match num_embeddings and embedding_dim")
-            self.weight = Parameter(_weight, requires_grad=not _freeze)
+        _install_table(self, _weight, device, dtype, not _freeze)
         self.sparse = sparse
 
     def reset_parameters(self):
+        # standard normal rows; the padding row is zero so that it contributes nothing
         init.normal_(self.weight)
         self._fill_padding_idx_with_zero()
 
     def _fill_padding_idx_with_zero(self):
-        if self.padding_idx is not None:
-            with no_grad():
-                self.weight[self.padding_idx].fill_(0)
+        if self.padding_idx is None:
+            return
+        with no_grad():
+            self.weight[self.padding_idx].zero_()
 
     def forward(self, input):
         return F.embedding(input, self.weight, self.padding_idx, self.max_norm, self.norm_type,
                            self.scale_grad_by_freq, self.sparse)
 
     def extra_repr(self):
-        s = f"{self.num_embeddings}, {self.embedding_dim}"
-        if self.padding_idx is not None:
-            s += f", padding_idx={self.padding_idx}"
-        if self.max_norm is not None:
-            s += f", max_norm={self.max_norm}"
-        if self.norm_type != 2:
-            s += f", norm_type={self.norm_type}"
-        if self.scale_grad_by_freq is not False:
-            s += f", scale_grad_by_freq={self.scale_grad_by_freq}"
-        if self.sparse is not False:
-            s += ", sparse=True"
-        return s
+        # (name, value, differs from the default): only the differing ones are shown, in torch's order
+        options = [("padding_idx", self.padding_idx, self.padding_idx is not None),
+                   ("max_norm", self.max_norm, self.max_norm is not None),
+                   ("norm_type", self.norm_type, self.norm_type != 2),
+                   ("scale_grad_by_freq", self.scale_grad_by_freq, self.scale_grad_by_freq is not False),
+                   ("sparse", True, self.sparse is not False)]
+        shown = [(name, value) for name, value, differs in options if differs]
+        return _describe(f"{self.num_embeddings}, {self.embedding_dim}", shown)
 
     @classmethod
     def from_pretrained(cls, embeddings, freeze=True, padding_idx=None, max_norm=None, norm_type=2.0,
                         scale_grad_by_freq=False, sparse=False):
         """An Embedding whose weight is `embeddings` (its memory, shared), frozen by default; the
         padding row is kept as given."""
-        if embeddings.dim() != 2:
-            raise AssertionError("Embeddings parameter is expected to be 2-dimensional")
-        rows, cols = embeddings.shape
+        rows, cols = _check_pretrained(embeddings)
         return cls(num_embeddings=rows, embedding_dim=cols, _weight=embeddings, _freeze=freeze,
                    padding_idx=padding_idx, max_norm=max_norm, norm_type=norm_type,
                    scale_grad_by_freq=scale_grad_by_freq, sparse=sparse)
@@ -103,14 +116,7 @@ class EmbeddingBag(Module):
         self.padding_idx = _padding_index(padding_idx, num_embeddings, "padding_idx")
         if sparse:
             raise _no_sparse()
-        if _weight is None:
-            from ...creation import empty
-            self.weight = Parameter(empty((num_embeddings, embedding_dim), device=device, dtype=dtype))
-            self.reset_parameters()
-        else:
-            if list(_weight.shape) != [num_embeddings, embedding_dim]:
-                raise AssertionError("Shape of weight does not match num_embeddings and embedding_dim")
-            self.weight = Parameter(_weight)
+        _install_table(self, _weight, device, dtype, True)
         self.mode = mode
         self.sparse = sparse
         self.include_last_offset = include_last_offset
@@ -124,24 +130,20 @@ class EmbeddingBag(Module):
                                self.padding_idx)
 
     def extra_repr(self):
-        s = f"{self.num_embeddings}, {self.embedding_dim}"
-        if self.max_norm is not None:
-            s += f", max_norm={self.max_norm!r}"
-        if self.norm_type != 2:
-            s += f", norm_type={self.norm_type!r}"
-        if self.scale_grad_by_freq is not False:
-            s += f", scale_grad_by_freq={self.scale_grad_by_freq!r}"
-        s += f", mode={self.mode!r}"
-        if self.padding_idx is not None:
-            s += f", padding_idx={self.padding_idx!r}"
-        return s
+        # values shown with repr(); mode always, the other options only when not the default
+        options = [("max_norm", self.max_norm, self.max_norm is not None),
+                   ("norm_type", self.norm_type, self.norm_type != 2),
+                   ("scale_grad_by_freq", self.scale_grad_by_freq, self.scale_grad_by_freq is not False),
+                   ("mode", self.mode, True),
+                   ("padding_idx", self.padding_idx, self.padding_idx is not None)]
+        shown = [(name, repr(value)) for name, value, differs in options if differs]
+        return _describe(f"{self.num_embeddings}, {self.embedding_dim}", shown)
 
     @classmethod
     def from_pretrained(cls, embeddings, freeze=True, max_norm=None, norm_type=2.0, scale_grad_by_freq=False,
                         mode="mean", sparse=False, include_last_offset=False, padding_idx=None):
-        if embeddings.dim() != 2:
-            raise AssertionError("Embeddings parameter is expected to be 2-dimensional")
-        rows, cols = embeddings.shape
+        """An EmbeddingBag over `embeddings` (memory shared), frozen by default."""
+        rows, cols = _check_pretrained(embeddings)
         bag = cls(rows, cols, max_norm, norm_type, scale_grad_by_freq, mode, sparse, embeddings,
                   include_last_offset, padding_idx)
         bag.weight.requires_grad = not freeze

@@ -14,22 +14,37 @@ from .weight_norm import _weight_norm, norm_except_dim
 __all__ = ["orthogonal", "spectral_norm", "weight_norm"]
 
 
-def _is_orthogonal(Q, eps=None):
+# ---- orthogonal ----------------------------------------------------------------------------------
+#
+# The parametrized weight is computed from an unconstrained tensor X of the weight's shape, always
+# handled in its tall orientation (n rows >= k columns; a wide weight is transposed in and out):
+#
+# - "matrix_exp" / "cayley": X's lower triangle, padded to n x n, gives the skew-symmetric
+#   S = L - L^H; exp(S), or the Cayley transform (I - S/2)^-1 (I + S/2), is orthogonal, and its
+#   first k columns are orthonormal.
+# - "householder": X's strict lower triangle holds the reflectors of a QR-style product; X's
+#   diagonal (+1 / -1, never trained) fixes the sign of each column.
+#
+# With use_trivialization a buffer `base` (an n x n orthogonal matrix) multiplies the result from
+# the left: assigning a matrix Q stores it (completed to a square one) as base and sets X to -I,
+# the point where every map above yields the identity, so the weight starts out as Q itself.
+
+
+def _has_orthonormal_columns(Q):
+    """Whether Q^H Q is the identity, to a tolerance scaled by the row count and dtype."""
     from ... import eye, finfo
-    n, k = Q.size(-2), Q.size(-1)
-    Id = eye(k, dtype=Q.dtype, device=Q.device)
-    eps = 10.0 * n * finfo(Q.dtype).eps  # a reasonable eps, but not too large
-    return (Q.mH @ Q).allclose(Id, atol=eps)
+    rows, cols = Q.size(-2), Q.size(-1)
+    tolerance = 10.0 * rows * finfo(Q.dtype).eps
+    return (Q.mH @ Q).allclose(eye(cols, dtype=Q.dtype, device=Q.device), atol=tolerance)
 
 
-def _make_orthogonal(A):
-    """The Q of A = QR (A tall) with diag(R) non-negative."""
+def _qr_orthonormal(A):
+    """The Q factor of a tall A's QR decomposition, made unique by giving R a non-negative
+    diagonal (each column of Q times the sign of the matching diagonal entry of R)."""
     from ... import geqrf, linalg
-    X, tau = geqrf(A)
-    Q = linalg.householder_product(X, tau)
-    # the diagonal of X is R's: normalise by its signs
-    Q *= X.diagonal(dim1=-2, dim2=-1).sgn().unsqueeze(-2)
-    return Q
+    reflectors, tau = geqrf(A)
+    signs = reflectors.diagonal(dim1=-2, dim2=-1).sgn()  # geqrf leaves R's diagonal in place
+    return linalg.householder_product(reflectors, tau) * signs.unsqueeze(-2)
 
 
 class _OrthMaps(Enum):
@@ -39,81 +54,90 @@ class _OrthMaps(Enum):
 
 
 class _Orthogonal(Module):
+    """The orthogonal parametrization (see the comment above); `shape` is the weight's, which
+    assignments must keep."""
+
     def __init__(self, weight, orthogonal_map, *, use_trivialization=True):
         super().__init__()
         self.shape = weight.shape
         self.orthogonal_map = orthogonal_map
         if use_trivialization:
-            self.register_buffer("base", None)
+            self.register_buffer("base", None)  # set by the first right_inverse
+
+    @property
+    def _trivialized(self):
+        return "base" in self._buffers
+
+    def _from_skew(self, tall):
+        from ... import cat, eye, linalg, matrix_exp
+        rows, cols = tall.size(-2), tall.size(-1)
+        lower = tall.tril()
+        if rows != cols:  # embed the n x k triangle in an n x n matrix
+            padding = lower.new_zeros(rows, rows - cols).expand(*lower.shape[:-2], -1, -1)
+            lower = cat([lower, padding], dim=-1)
+        skew = lower - lower.mH
+        if self.orthogonal_map is _OrthMaps.matrix_exp:
+            square = matrix_exp(skew)
+        else:
+            ident = eye(rows, dtype=skew.dtype, device=skew.device)
+            square = linalg.solve(ident.add(skew, alpha=-0.5), ident.add(skew, alpha=0.5))
+        return square if rows == cols else square[..., :cols]
+
+    @staticmethod
+    def _from_reflectors(tall):
+        from ... import linalg
+        reflectors = tall.tril(diagonal=-1)
+        # tau = 2 / |v|^2 with v's implicit unit head: each factor is a true reflection
+        tau = 2.0 / (1.0 + (reflectors * reflectors).sum(dim=-2))
+        # the diagonal's signs, through .int(): a constant for autograd, never updated
+        signs = tall.diagonal(dim1=-2, dim2=-1).int()
+        return linalg.householder_product(reflectors, tau) * signs.unsqueeze(-2)
 
     def forward(self, X):
-        from ... import cat, eye, linalg, matrix_exp
-        n, k = X.size(-2), X.size(-1)
-        transposed = n < k
-        if transposed:
-            X = X.mT
-            n, k = k, n
-        # here n >= k: X is tall
-        if self.orthogonal_map in (_OrthMaps.matrix_exp, _OrthMaps.cayley):
-            # n k - k (k - 1) / 2 parameters: the lower triangle, embedded in a square matrix
-            X = X.tril()
-            if n != k:
-                X = cat([X, X.new_zeros(n, n - k).expand(*X.shape[:-2], -1, -1)], dim=-1)
-            A = X - X.mH  # skew-symmetric
-            if self.orthogonal_map == _OrthMaps.matrix_exp:
-                Q = matrix_exp(A)
-            else:  # the Cayley retraction (I + A/2)(I - A/2)^{-1}
-                Id = eye(n, dtype=A.dtype, device=A.device)
-                Q = linalg.solve(Id.add(A, alpha=-0.5), Id.add(A, alpha=0.5))
-            if n != k:
-                Q = Q[..., :k]
+        wide = X.size(-2) < X.size(-1)
+        tall = X.mT if wide else X
+        if self.orthogonal_map is _OrthMaps.householder:
+            Q = self._from_reflectors(tall)
         else:
-            A = X.tril(diagonal=-1)
-            tau = 2.0 / (1.0 + (A * A).sum(dim=-2))
-            Q = linalg.householder_product(A, tau)
-            # X's diagonal holds 1's and -1's: not differentiated through, nor updated
-            Q = Q * X.diagonal(dim1=-2, dim2=-1).int().unsqueeze(-2)
-        if hasattr(self, "base"):
+            Q = self._from_skew(tall)
+        if self._trivialized:
             Q = self.base @ Q
-        if transposed:
-            Q = Q.mT
-        return Q
+        return Q.mT if wide else Q
 
     def right_inverse(self, Q):
         with no_grad():
-            return self._right_inverse(Q)
+            return self._unconstrained_for(Q)
 
-    def _right_inverse(self, Q):
+    def _unconstrained_for(self, Q):
+        """The X whose forward() is Q (for an orthogonal Q; other matrices are orthogonalized)."""
         from ... import cat, geqrf, randn, zeros_like
         if Q.shape != self.shape:
             raise ValueError(f"Expected a matrix or batch of matrices of shape {self.shape}. "
                              f"Got a tensor of shape {Q.shape}.")
-        Q_init = Q
-        n, k = Q.size(-2), Q.size(-1)
-        transpose = n < k
-        if transpose:
-            Q = Q.mT
-            n, k = k, n
-        if not hasattr(self, "base"):
-            if self.orthogonal_map in (_OrthMaps.cayley, _OrthMaps.matrix_exp):
+        wide = Q.size(-2) < Q.size(-1)
+        tall = Q.mT if wide else Q
+        rows, cols = tall.size(-2), tall.size(-1)
+        if not self._trivialized:
+            # only the householder map can be inverted directly: X is Q's geqrf output with the
+            # diagonal replaced by R's signs (flipped where tau is 0, where LAPACK reflects nothing)
+            if self.orthogonal_map is not _OrthMaps.householder:
                 raise NotImplementedError("It is not possible to assign to the matrix exponential "
                                           "or the Cayley parametrizations when use_trivialization=False.")
-            # householder: Q made orthogonal through its QR decomposition, diag(R) > 0
-            A, tau = geqrf(Q)
-            A.diagonal(dim1=-2, dim2=-1).sign_()
-            # LAPACK's tau is exactly 0 where it reflects nothing
-            A.diagonal(dim1=-2, dim2=-1)[tau == 0.0] *= -1
-            return A.mT if transpose else A
-        if n == k:
-            Q = _make_orthogonal(Q) if not _is_orthogonal(Q) else Q.clone()
-        else:  # complete Q to an n x n orthogonal matrix
-            N = randn(*(Q.size()[:-2] + (n, n - k)), dtype=Q.dtype, device=Q.device)
-            Q = _make_orthogonal(cat([Q, N], dim=-1))
-        self.base = Q
-        # -Id: householder(zeros(m, n)) == eye(m, n)
-        neg_Id = zeros_like(Q_init)
-        neg_Id.diagonal(dim1=-2, dim2=-1).fill_(-1.0)
-        return neg_Id
+            reflectors, tau = geqrf(tall)
+            diagonal = reflectors.diagonal(dim1=-2, dim2=-1)
+            diagonal.sign_()
+            diagonal[tau == 0.0] *= -1
+            return reflectors.mT if wide else reflectors
+        if rows == cols:
+            base = tall.clone() if _has_orthonormal_columns(tall) else _qr_orthonormal(tall)
+        else:
+            # complete the k orthonormal columns to a square orthogonal matrix with random ones
+            filler = randn(*tall.shape[:-2], rows, rows - cols, dtype=tall.dtype, device=tall.device)
+            base = _qr_orthonormal(cat([tall, filler], dim=-1))
+        self.base = base
+        start = zeros_like(Q)
+        start.diagonal(dim1=-2, dim2=-1).fill_(-1.0)
+        return start
 
 
 def orthogonal(module, name="weight", orthogonal_map=None, *, use_trivialization=True):
@@ -121,20 +145,21 @@ def orthogonal(module, name="weight", orthogonal_map=None, *, use_trivialization
     otherwise, through "matrix_exp" or "cayley" of a skew-symmetric matrix or a "householder"
     product (default: matrix_exp for square matrices, householder otherwise); with
     use_trivialization an extra `base` buffer holds the orthogonal matrix the map starts from."""
-    weight = getattr(module, name, None)
-    if not isinstance(weight, Tensor):
+    target = getattr(module, name, None)
+    if not isinstance(target, Tensor):
         raise ValueError(f"Module '{module}' has no parameter or buffer with name '{name}'")
-    if weight.ndim < 2:
+    if target.ndim < 2:
         raise ValueError("Expected a matrix or batch of matrices. "
-                         f"Got a tensor of {weight.ndim} dimensions.")
+                         f"Got a tensor of {target.ndim} dimensions.")
     if orthogonal_map is None:
-        orthogonal_map = "matrix_exp" if weight.size(-2) == weight.size(-1) else "householder"
-    orth_enum = getattr(_OrthMaps, orthogonal_map, None)
-    if orth_enum is None:
+        square = target.size(-2) == target.size(-1)
+        orthogonal_map = "matrix_exp" if square else "householder"
+    chosen = getattr(_OrthMaps, orthogonal_map, None)
+    if chosen is None:
         raise ValueError('orthogonal_map has to be one of "matrix_exp", "cayley", "householder". '
                          f"Got: {orthogonal_map}")
-    orth = _Orthogonal(weight, orth_enum, use_trivialization=use_trivialization)
-    parametrize.register_parametrization(module, name, orth, unsafe=True)
+    parametrization = _Orthogonal(target, chosen, use_trivialization=use_trivialization)
+    parametrize.register_parametrization(module, name, parametrization, unsafe=True)
     return module
 
 

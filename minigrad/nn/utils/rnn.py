@@ -29,69 +29,43 @@ class PackedSequence_(NamedTuple):
     unsorted_indices: Tensor | None
 
 
-def _bind(optional, fn):
-    return None if optional is None else fn(optional)
-
-
 class PackedSequence(PackedSequence_):
     """The data and batch_sizes of a packed batch of sequences (and the permutation that sorted
     the batch by length, with its inverse). Made by pack_padded_sequence / pack_sequence; every
     RNN module takes one. data may be on any device and of any dtype; batch_sizes is always a CPU
-    int64 tensor; the indices are int64 on data's device."""
+    int64 tensor; the indices are int64 on data's device.
+
+    Two call forms: PackedSequence(data, batch_sizes, sorted_indices, unsorted_indices) and the
+    older PackedSequence((data, batch_sizes), sorted_indices=...)."""
 
     def __new__(cls, data, batch_sizes=None, sorted_indices=None, unsorted_indices=None):
-        return super().__new__(cls, *_packed_sequence_init_args(data, batch_sizes, sorted_indices,
-                                                                 unsorted_indices))
+        return super().__new__(cls, *_packed_fields(data, batch_sizes, sorted_indices, unsorted_indices))
 
     def to(self, *args, **kwargs):
         """data.to(*args, **kwargs), the indices following data to its device; self where data is
         already of that dtype and device (batch_sizes stays on the CPU)."""
-        data = self.data.to(*args, **kwargs)
-        if data is self.data:
+        moved = self.data.to(*args, **kwargs)
+        if moved is self.data:
             return self
         non_blocking = kwargs.get("non_blocking", False)
-        sorted_indices = _bind(self.sorted_indices, lambda t: t.to(data.device, non_blocking=non_blocking))
-        unsorted_indices = _bind(self.unsorted_indices, lambda t: t.to(data.device, non_blocking=non_blocking))
-        return type(self)(data, self.batch_sizes, sorted_indices, unsorted_indices)
+
+        def follow(index):
+            return None if index is None else index.to(moved.device, non_blocking=non_blocking)
+        return type(self)(moved, self.batch_sizes, follow(self.sorted_indices), follow(self.unsorted_indices))
+
+    def _to_device_kind(self, kind, args, kwargs):
+        """.cuda() / .cpu(): the conversion args ask for, onto a `kind` device unless the args
+        already lead there (a probe tensor tells where they lead)."""
+        probe = creation.tensor((), dtype=self.data.dtype, device=self.data.device).to(*args, **kwargs)
+        if probe.device.type != kind:
+            kwargs["device"] = kind
+        return self.to(*args, **kwargs)
 
     def cuda(self, *args, **kwargs):
-        ex = creation.tensor((), dtype=self.data.dtype, device=self.data.device).to(*args, **kwargs)
-        if ex.is_cuda:
-            return self.to(*args, **kwargs)
-        kwargs["device"] = "cuda"
-        return self.to(*args, **kwargs)
+        return self._to_device_kind("cuda", args, kwargs)
 
     def cpu(self, *args, **kwargs):
-        ex = creation.tensor((), dtype=self.data.dtype, device=self.data.device).to(*args, **kwargs)
-        if ex.device.type == "cpu":
-            return self.to(*args, **kwargs)
-        kwargs["device"] = "cpu"
-        return self.to(*args, **kwargs)
-
-    # the dtype conversions
-    def half(self):
-        return self.to(dtype=dtypes.float16)
-
-    def short(self):
-        return self.to(dtype=dtypes.int16)
-
-    def char(self):
-        return self.to(dtype=dtypes.int8)
-
-    def byte(self):
-        return self.to(dtype=dtypes.uint8)
-
-    def double(self):
-        return self.to(dtype=dtypes.float64)
-
-    def float(self):
-        return self.to(dtype=dtypes.float32)
-
-    def long(self):
-        return self.to(dtype=dtypes.int64)
-
-    def int(self):
-        return self.to(dtype=dtypes.int32)
+        return self._to_device_kind("cpu", args, kwargs)
 
     @property
     def is_cuda(self):
@@ -103,30 +77,44 @@ class PackedSequence(PackedSequence_):
         return False
 
 
-def _packed_sequence_init_args(data, batch_sizes=None, sorted_indices=None, unsorted_indices=None):
-    # unsorted_indices, where given, is the inverse of sorted_indices (not checked, as in torch)
-    if unsorted_indices is None:
-        unsorted_indices = invert_permutation(sorted_indices)
-    if batch_sizes is not None:  # PackedSequence(data, batch_sizes, sorted_indices)
-        if batch_sizes.device.type != "cpu":
-            raise ValueError(
-                "batch_sizes should always be on CPU. Instances of PackedSequence should never be created manually. "
-                "They should be instantiated by functions like pack_sequence and pack_padded_sequences in "
-                "nn.utils.rnn. https://pytorch.org/docs/stable/nn.html#torch.nn.utils.rnn.pack_sequence")
-        return data, batch_sizes, sorted_indices, unsorted_indices
-    # PackedSequence((data, batch_sizes), *, sorted_indices)
-    if not (isinstance(data, (list, tuple)) and len(data) == 2):
-        raise AssertionError("Expected data to be a list or tuple of length 2")
-    return data[0], data[1], sorted_indices, unsorted_indices
+def _dtype_method(method, dtype_name):
+    def convert(self):
+        return self.to(dtype=getattr(dtypes, dtype_name))
+    convert.__name__ = convert.__qualname__ = method
+    convert.__doc__ = f"The sequence with its data converted to {dtype_name}."
+    return convert
+
+
+for _method, _dtype_name in (("half", "float16"), ("short", "int16"), ("char", "int8"), ("byte", "uint8"),
+                             ("double", "float64"), ("float", "float32"), ("long", "int64"), ("int", "int32")):
+    setattr(PackedSequence, _method, _dtype_method(_method, _dtype_name))
+
+
+def _packed_fields(data, batch_sizes, sorted_indices, unsorted_indices):
+    """PackedSequence's four fields from either call form. unsorted_indices, where given, is
+    trusted to be sorted_indices' inverse (not checked, as in torch)."""
+    inverse = invert_permutation(sorted_indices) if unsorted_indices is None else unsorted_indices
+    if batch_sizes is None:  # the tuple form
+        if not isinstance(data, (list, tuple)) or len(data) != 2:
+            raise AssertionError("Expected data to be a list or tuple of length 2")
+        data, batch_sizes = data
+    elif batch_sizes.device.type != "cpu":
+        raise ValueError(
+            "batch_sizes should always be on CPU. Instances of PackedSequence should never be created manually. "
+            "They should be instantiated by functions like pack_sequence and pack_padded_sequences in "
+            "nn.utils.rnn. https://pytorch.org/docs/stable/nn.html#torch.nn.utils.rnn.pack_sequence")
+    return data, batch_sizes, sorted_indices, inverse
 
 
 def invert_permutation(permutation):
     """The inverse of the 1-d index tensor permutation (None for None)."""
     if permutation is None:
         return None
-    output = creation.empty_like(permutation)
-    output.scatter_(0, permutation, creation.arange(0, permutation.numel(), device=permutation.device))
-    return output
+    # inverse[permutation[i]] = i
+    inverse = creation.empty_like(permutation)
+    positions = creation.arange(0, permutation.numel(), device=permutation.device)
+    inverse.scatter_(0, permutation, positions)
+    return inverse
 
 
 # ---- torch's argument checks of its native helpers ------------------------------------------------
@@ -203,19 +191,19 @@ def pack_padded_sequence(input, lengths, batch_first=False, enforce_sorted=True)
     """Pack a padded (T, B, *) batch (batch_first: (B, T, *)) of sequences of the given lengths (a
     list or a CPU tensor) into a PackedSequence. enforce_sorted: the lengths must be decreasing;
     otherwise the batch is sorted first, and the permutation kept in the result."""
-    if not isinstance(lengths, Tensor):
-        lengths = creation.as_tensor(lengths, dtype=int64, device="cpu")
-    else:
+    if isinstance(lengths, Tensor):
         lengths = lengths.to(dtype=int64)
-    if enforce_sorted:
-        sorted_indices = None
     else:
-        lengths, sorted_indices = lengths.sort(descending=True)
-        sorted_indices = sorted_indices.to(input.device)
-        batch_dim = 0 if batch_first else 1
-        input = input.index_select(batch_dim, sorted_indices)
+        lengths = creation.as_tensor(lengths, dtype=int64, device="cpu")
+    order = None
+    if not enforce_sorted:
+        # sort the batch by decreasing length; the permutation travels with the result so that
+        # unpacking can put the sequences back
+        lengths, order = lengths.sort(descending=True)
+        order = order.to(input.device)
+        input = input.index_select(0 if batch_first else 1, order)
     data, batch_sizes = _pack_padded(input, lengths, batch_first)
-    return PackedSequence(data, batch_sizes, sorted_indices, None)
+    return PackedSequence(data, batch_sizes, order, None)
 
 
 # ---- padding ------------------------------------------------------------------------------------
@@ -248,27 +236,22 @@ def _pad_packed(data, batch_sizes, batch_first, padding_value, total_length):
         for j in range(batch_size, prev_batch_size):  # the sequences that ended before step i
             lengths[j] = i
         prev_batch_size = batch_size
-    if batch_first:
-        output = output.transpose(0, 1)
-    return output, creation.tensor(lengths, dtype=int64)
+    return (output.transpose(0, 1) if batch_first else output), creation.tensor(lengths, dtype=int64)
 
 
 def pad_packed_sequence(sequence, batch_first=False, padding_value=0.0, total_length=None):
     """The inverse of pack_padded_sequence: (padded (T, B, *) tensor (batch_first: (B, T, *)),
     CPU int64 lengths), the batch in its original order; T is total_length where given."""
-    max_seq_length = sequence.batch_sizes.size(0)
-    if total_length is not None:
-        if total_length < max_seq_length:
-            raise ValueError("Expected total_length to be at least the length of the longest sequence in input, "
-                             f"but got total_length={total_length} and max sequence length being {max_seq_length}")
-        max_seq_length = total_length
-    padded_output, lengths = _pad_packed(sequence.data, sequence.batch_sizes, batch_first, padding_value,
-                                         max_seq_length)
-    unsorted_indices = sequence.unsorted_indices
-    if unsorted_indices is not None:
-        batch_dim = 0 if batch_first else 1
-        return padded_output.index_select(batch_dim, unsorted_indices), lengths[unsorted_indices.cpu()]
-    return padded_output, lengths
+    longest = sequence.batch_sizes.size(0)  # one batch_sizes entry per time step
+    if total_length is not None and total_length < longest:
+        raise ValueError("Expected total_length to be at least the length of the longest sequence in input, "
+                         f"but got total_length={total_length} and max sequence length being {longest}")
+    steps = longest if total_length is None else total_length
+    padded, lengths = _pad_packed(sequence.data, sequence.batch_sizes, batch_first, padding_value, steps)
+    restore = sequence.unsorted_indices
+    if restore is None:  # packed from an already sorted batch
+        return padded, lengths
+    return padded.index_select(0 if batch_first else 1, restore), lengths[restore.cpu()]
 
 
 def pad_sequence(sequences, batch_first=False, padding_value=0.0, padding_side="right"):
@@ -313,25 +296,23 @@ def pad_sequence(sequences, batch_first=False, padding_value=0.0, padding_side="
 def unpad_sequence(padded_sequences, lengths, batch_first=False):
     """The list of the sequences of a padded (T, B, *) tensor (batch_first: (B, T, *)), each cut to
     its length."""
-    if not batch_first:
-        # torch transposes the argument in place (transpose_); minigrad has no in-place transpose,
-        # so the caller's tensor is left as it was
-        padded_sequences = padded_sequences.transpose(0, 1)
-    max_length = padded_sequences.shape[1]
-    idx = creation.arange(max_length, device=lengths.device)
+    # torch transposes a time-major argument in place (transpose_); minigrad has no in-place
+    # transpose, so the caller's tensor is left as it was
+    batch_major = padded_sequences if batch_first else padded_sequences.transpose(0, 1)
+    positions = creation.arange(batch_major.shape[1], device=lengths.device)
     # torch indexes a CUDA sequence with the CPU mask directly; minigrad's indexing wants the
     # mask on the sequence's device
-    return [seq[(idx < length).to(seq.device)] for seq, length in zip(padded_sequences, lengths, strict=True)]
+    return [row[(positions < n).to(row.device)] for row, n in zip(batch_major, lengths, strict=True)]
 
 
 def pack_sequence(sequences, enforce_sorted=True):
     """pack_padded_sequence(pad_sequence(sequences), lengths): a list of (L_i, *) tensors packed
     (sorted by decreasing length unless enforce_sorted)."""
-    lengths = creation.as_tensor([v.size(0) for v in sequences])
+    lengths = creation.as_tensor([seq.size(0) for seq in sequences])
     return pack_padded_sequence(pad_sequence(sequences), lengths, enforce_sorted=enforce_sorted)
 
 
 def unpack_sequence(packed_sequences):
     """The list of the sequences a PackedSequence holds, in their original order."""
-    padded_sequences, lengths = pad_packed_sequence(packed_sequences, batch_first=True)
-    return unpad_sequence(padded_sequences, lengths, batch_first=True)
+    padded, lengths = pad_packed_sequence(packed_sequences, batch_first=True)
+    return unpad_sequence(padded, lengths, batch_first=True)

@@ -92,50 +92,73 @@ class _Worker:
         return False
 
 
+def _check_worker_options(num_workers, timeout, prefetch_factor, persistent_workers):
+    """Validate the multiprocessing options (in torch's order, with its messages) and return the
+    prefetch_factor in effect: torch's default of 2 once there are workers."""
+    if num_workers < 0:
+        raise ValueError("num_workers option should be non-negative; use num_workers=0 to disable "
+                         "multiprocessing.")
+    if timeout < 0:
+        raise ValueError("timeout option should be non-negative")
+    if prefetch_factor is not None:
+        if num_workers == 0:
+            raise ValueError("prefetch_factor option could only be specified in multiprocessing.let "
+                             "num_workers > 0 to enable multiprocessing, otherwise set prefetch_factor to None.")
+        if prefetch_factor < 0:
+            raise ValueError("prefetch_factor option should be non-negative")
+    if persistent_workers and not num_workers:
+        raise ValueError("persistent_workers option needs num_workers > 0")
+    if prefetch_factor is None and num_workers > 0:
+        return 2  # nothing is prefetched here, but the attribute reads as torch's
+    return prefetch_factor
+
+
+def _choose_sampling(dataset, batch_size, shuffle, sampler, batch_sampler, drop_last, generator):
+    """Check how the batches are to be formed and fill in the defaults: returns (sampler,
+    batch_sampler, batch_size, drop_last). An IterableDataset orders its own samples, so it
+    takes no sampler of any kind (only batch_size / drop_last)."""
+    iterable = isinstance(dataset, IterableDataset)
+    if iterable:
+        for name, value in (("shuffle", shuffle), ("sampler", sampler), ("batch_sampler", batch_sampler)):
+            if value not in (None, False):
+                raise ValueError(f"DataLoader with IterableDataset: expected unspecified {name} option, "
+                                 f"but got {name}={value}")
+    elif shuffle and sampler is not None:
+        raise ValueError("sampler option is mutually exclusive with shuffle")
+
+    if batch_sampler is None:
+        if batch_size is None and drop_last:
+            raise ValueError("batch_size=None option disables auto-batching and is mutually exclusive "
+                             "with drop_last")
+    else:
+        # a batch_sampler decides the batches by itself: nothing else may say anything about them
+        if batch_size != 1 or shuffle or sampler is not None or drop_last:
+            raise ValueError("batch_sampler option is mutually exclusive with batch_size, shuffle, "
+                             "sampler, and drop_last")
+        batch_size, drop_last = None, False
+
+    if iterable:
+        if batch_size is not None:
+            BatchSampler(range(0), batch_size, drop_last)  # only for its checks of the two options
+        return sampler, batch_sampler, batch_size, drop_last
+    if sampler is None:
+        sampler = RandomSampler(dataset, generator=generator) if shuffle else SequentialSampler(dataset)
+    if batch_sampler is None and batch_size is not None:
+        batch_sampler = BatchSampler(sampler, batch_size, drop_last)
+    return sampler, batch_sampler, batch_size, drop_last
+
+
 class DataLoader:
+    """Iterates over `dataset` in batches collated by collate_fn (see the module docstring for
+    what num_workers means here)."""
+
     def __init__(self, dataset, batch_size=1, shuffle=None, sampler=None, batch_sampler=None,
                  num_workers=0, collate_fn=None, pin_memory=False, drop_last=False, timeout=0,
                  worker_init_fn=None, multiprocessing_context=None, generator=None, *,
                  prefetch_factor=None, persistent_workers=False, pin_memory_device="", in_order=True):
-        if num_workers < 0:
-            raise ValueError("num_workers option should be non-negative; use num_workers=0 to disable "
-                             "multiprocessing.")
-        if timeout < 0:
-            raise ValueError("timeout option should be non-negative")
-        if num_workers == 0 and prefetch_factor is not None:
-            raise ValueError("prefetch_factor option could only be specified in multiprocessing.let "
-                             "num_workers > 0 to enable multiprocessing, otherwise set prefetch_factor to None.")
-        if prefetch_factor is not None and prefetch_factor < 0:
-            raise ValueError("prefetch_factor option should be non-negative")
-        if persistent_workers and num_workers == 0:
-            raise ValueError("persistent_workers option needs num_workers > 0")
-        if num_workers > 0 and prefetch_factor is None:
-            prefetch_factor = 2  # torch's default with workers (there are none to prefetch here)
-
-        if isinstance(dataset, IterableDataset):
-            for name, value in (("shuffle", shuffle), ("sampler", sampler), ("batch_sampler", batch_sampler)):
-                if value not in (None, False):
-                    raise ValueError(f"DataLoader with IterableDataset: expected unspecified {name} option, "
-                                     f"but got {name}={value}")
-        elif sampler is not None and shuffle:
-            raise ValueError("sampler option is mutually exclusive with shuffle")
-
-        if batch_sampler is not None:
-            if batch_size != 1 or shuffle or sampler is not None or drop_last:
-                raise ValueError("batch_sampler option is mutually exclusive with batch_size, shuffle, "
-                                 "sampler, and drop_last")
-            batch_size, drop_last = None, False
-        elif batch_size is None and drop_last:
-            raise ValueError("batch_size=None option disables auto-batching and is mutually exclusive "
-                             "with drop_last")
-
-        if sampler is None and not isinstance(dataset, IterableDataset):
-            sampler = (RandomSampler(dataset, generator=generator) if shuffle
-                       else SequentialSampler(dataset))
-        if batch_size is not None and batch_sampler is None and not isinstance(dataset, IterableDataset):
-            batch_sampler = BatchSampler(sampler, batch_size, drop_last)
-        if batch_size is not None and isinstance(dataset, IterableDataset):
-            BatchSampler(range(0), batch_size, drop_last)  # the same checks on batch_size and drop_last
+        prefetch_factor = _check_worker_options(num_workers, timeout, prefetch_factor, persistent_workers)
+        sampler, batch_sampler, batch_size, drop_last = _choose_sampling(
+            dataset, batch_size, shuffle, sampler, batch_sampler, drop_last, generator)
 
         self.dataset = dataset
         self.batch_size = batch_size
@@ -152,9 +175,9 @@ class DataLoader:
         self.prefetch_factor = prefetch_factor
         self.persistent_workers = persistent_workers
         self.in_order = in_order
-        if collate_fn is None:
-            collate_fn = default_collate if self._auto_collation else default_convert
-        self.collate_fn = collate_fn
+        # batches are stacked by default_collate; single samples (no batching) only converted
+        self.collate_fn = collate_fn if collate_fn is not None else (
+            default_collate if self._auto_collation else default_convert)
 
     @property
     def _auto_collation(self):
@@ -162,12 +185,14 @@ class DataLoader:
                                                   and self.batch_size is not None)
 
     def __len__(self):
-        if isinstance(self.dataset, IterableDataset):
-            n = len(self.dataset)
-            if self.batch_size is not None:
-                n = n // self.batch_size if self.drop_last else -(-n // self.batch_size)
-            return n
-        return len(self.batch_sampler if self.batch_sampler is not None else self.sampler)
+        if not isinstance(self.dataset, IterableDataset):
+            return len(self.sampler if self.batch_sampler is None else self.batch_sampler)
+        # an iterable dataset's length (where it has one) counted in batches
+        samples, size = len(self.dataset), self.batch_size
+        if size is None:
+            return samples
+        full, partial = divmod(samples, size)
+        return full + (1 if partial and not self.drop_last else 0)
 
     def __iter__(self):
         if isinstance(self.dataset, IterableDataset):
