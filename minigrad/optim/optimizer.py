@@ -8,6 +8,9 @@ Updates run on the parameters' backend arrays (`p._data`) with the backend primi
 is recorded and they work on every device; each update bumps the parameter's version counter as an
 in-place op does, so that a graph which saved the parameter refuses to backward through the old
 value.
+
+The module also holds the small helpers the concrete optimizers (sgd.py, adam.py, ...) share:
+argument checks, step counters, state allocation and the CPU blocking of large updates.
 """
 import functools
 import warnings
@@ -23,7 +26,8 @@ from ..autograd.grad_mode import enable_grad
 
 
 class _RequiredParameter:
-    """Singleton class representing a required parameter for an Optimizer."""
+    """The default of an option every parameter group must give itself (e.g. a custom
+    optimizer's lr); add_param_group refuses a group without it."""
 
     def __repr__(self):
         return "<required parameter>"
@@ -31,65 +35,93 @@ class _RequiredParameter:
 
 required = _RequiredParameter()
 
-# hooks of every optimizer's step (register_optimizer_step_pre_hook / _post_hook), as torch's
-_global_optimizer_pre_hooks = OrderedDict()
-_global_optimizer_post_hooks = OrderedDict()
 
+# ---- hooks ----------------------------------------------------------------------------------------
+# Hooks that run around the step() of every optimizer; each optimizer also has its own tables.
+_all_optimizers_pre_step = OrderedDict()
+_all_optimizers_post_step = OrderedDict()
 
-def _removable_handle(hooks_dict):
-    from ..nn.modules.module import RemovableHandle  # nn sits beside optim: imported when first used
-    return RemovableHandle(hooks_dict)
-
-
-def register_optimizer_step_pre_hook(hook):
-    """Register hook(optimizer, args, kwargs) -> None or (new_args, new_kwargs), called before
-    every optimizer's step(); returns a handle whose remove() unregisters it."""
-    handle = _removable_handle(_global_optimizer_pre_hooks)
-    _global_optimizer_pre_hooks[handle.id] = hook
-    return handle
-
-
-def register_optimizer_step_post_hook(hook):
-    """Register hook(optimizer, args, kwargs) -> None, called after every optimizer's step()."""
-    handle = _removable_handle(_global_optimizer_post_hooks)
-    _global_optimizer_post_hooks[handle.id] = hook
-    return handle
-
-
+# The per-optimizer hook tables, by the attribute names torch gives them.
 _HOOK_DICTS = ("_optimizer_step_pre_hooks", "_optimizer_step_post_hooks", "_optimizer_state_dict_pre_hooks",
                "_optimizer_state_dict_post_hooks", "_optimizer_load_state_dict_pre_hooks",
                "_optimizer_load_state_dict_post_hooks")
 
 
+def _add_hook(table, hook, prepend=False):
+    """Put hook in table (last, or first with prepend) and return the handle that removes it."""
+    from ..nn.modules.module import RemovableHandle  # nn sits beside optim: imported when first used
+    handle = RemovableHandle(table)
+    table[handle.id] = hook
+    if prepend:
+        table.move_to_end(handle.id, last=False)
+    return handle
+
+
+def register_optimizer_step_pre_hook(hook):
+    """Register hook(optimizer, args, kwargs) -> None or (new_args, new_kwargs), called before
+    every optimizer's step(); returns a handle whose remove() unregisters it."""
+    return _add_hook(_all_optimizers_pre_step, hook)
+
+
+def register_optimizer_step_post_hook(hook):
+    """Register hook(optimizer, args, kwargs) -> None, called after every optimizer's step()."""
+    return _add_hook(_all_optimizers_post_step, hook)
+
+
+def _pass_through_hooks(hooks, owner, value):
+    """Offer value to each hook(owner, value) in turn; a hook returning something replaces it."""
+    for hook in hooks.values():
+        replaced = hook(owner, value)
+        if replaced is not None:
+            value = replaced
+    return value
+
+
+def _step_with_hooks(step, opt, args, kwargs):
+    """step(*args, **kwargs) with the step hooks around it. args holds the optimizer first; a pre-hook
+    may swap args and kwargs. Pre-hooks run the global ones first, post-hooks the optimizer's first."""
+    for hook in chain(_all_optimizers_pre_step.values(), opt._optimizer_step_pre_hooks.values()):
+        swapped = hook(opt, args, kwargs)
+        if swapped is None:
+            continue
+        if not (isinstance(swapped, tuple) and len(swapped) == 2):
+            raise RuntimeError(f"{step} must return None or a tuple of (new_args, new_kwargs), but got {swapped}.")
+        args, kwargs = swapped
+    loss = step(*args, **kwargs)
+    for hook in chain(opt._optimizer_step_post_hooks.values(), _all_optimizers_post_step.values()):
+        hook(opt, args, kwargs)
+    return loss
+
+
+# ---- helpers of the concrete optimizers -----------------------------------------------------------
 
 def _scalar(x):
     """A hyperparameter as a Python float (a 1-element Tensor is read once per step)."""
     if x.__class__ is float:
         return x
-    if isinstance(x, Tensor):
-        return float(x.item())
-    return float(x)
+    return float(x.item()) if isinstance(x, Tensor) else float(x)
 
 
 def _check_scalar_tensor(value, what):
+    """A hyperparameter given as a Tensor must hold exactly one number."""
     if isinstance(value, Tensor) and value.numel() != 1:
         raise ValueError(f"Tensor {what} must be 1-element")
 
 
+def _refuse_unless(ok, message):
+    if not ok:
+        raise ValueError(message)
+
+
 def _check_adam_args(lr, betas, eps, weight_decay):
-    """torch's checks, in its order, of the hyperparameters the Adam family shares (Adam, AdamW,
-    Adamax, NAdam, RAdam)."""
+    """The range checks of the hyperparameters the Adam family shares (Adam, AdamW, Adamax, NAdam,
+    RAdam), in torch's order so that the first bad value is the one reported."""
     _check_scalar_tensor(lr, "lr")
-    if not 0.0 <= lr:
-        raise ValueError(f"Invalid learning rate: {lr}")
-    if not 0.0 <= eps:
-        raise ValueError(f"Invalid epsilon value: {eps}")
-    if not 0.0 <= betas[0] < 1.0:
-        raise ValueError(f"Invalid beta parameter at index 0: {betas[0]}")
-    if not 0.0 <= betas[1] < 1.0:
-        raise ValueError(f"Invalid beta parameter at index 1: {betas[1]}")
-    if not 0.0 <= weight_decay:
-        raise ValueError(f"Invalid weight_decay value: {weight_decay}")
+    _refuse_unless(lr >= 0.0, f"Invalid learning rate: {lr}")
+    _refuse_unless(eps >= 0.0, f"Invalid epsilon value: {eps}")
+    for i in (0, 1):
+        _refuse_unless(0.0 <= betas[i] < 1.0, f"Invalid beta parameter at index {i}: {betas[i]}")
+    _refuse_unless(weight_decay >= 0.0, f"Invalid weight_decay value: {weight_decay}")
 
 
 def _scalar_dtype():
@@ -104,25 +136,26 @@ def _step_tensor(value=0.0):
 
 def _increment(step_t):
     """step_t += 1 in place; returns the new count as a float."""
-    a = step_t._data
-    step_t._device.backend.binary_inplace("add", a, 1)
-    return float(step_t._device.backend.to_numpy(a))
+    backend, counter = step_t._device.backend, step_t._data
+    backend.binary_inplace("add", counter, 1)
+    return float(backend.to_numpy(counter))
 
 
 def _zeros_like(p, value=0):
-    be = p._device.backend
+    """A new state tensor shaped, typed and placed like p, filled with value."""
+    backend, like = p._device.backend, p._data
     if value == 0:
-        return _make(be.zeros(p._data.shape, p._data.dtype), p._device)
-    return _make(be.full(p._data.shape, value, p._data.dtype), p._device)
+        return _make(backend.zeros(like.shape, like.dtype), p._device)
+    return _make(backend.full(like.shape, value, like.dtype), p._device)
 
 
 def _bump(p):
     """Record an in-place change of p's memory, as torch's in-place ops do."""
-    vc = p._vc
-    if vc is None:
+    counter = p._vc
+    if counter is None:
         p._vc = [1, 0]
     else:
-        vc[0] += 1
+        counter[0] += 1
 
 
 # Elements per block of a large parameter's update on the CPU (128 KB of float32); see _blocks.
@@ -137,18 +170,46 @@ def _blocks(device, *arrays):
     Updating a large parameter whole makes NumPy allocate parameter-sized temporaries every
     step, and glibc hands freed blocks that large back to the OS, so the next step faults them
     in again: a stand-alone MLP 784-256-10 training script measured 1.9x slower that way with
-    plain SGD and 3.2x with Adam (BENCHMARKS.md). Block-sized temporaries are reused from malloc's free lists instead. Every
-    update formula is elementwise, so blocks give the same values bit for bit."""
-    a = arrays[0]
-    n = a.size
-    if n <= _BLOCK or device.type != "cpu":
+    plain SGD and 3.2x with Adam (BENCHMARKS.md). Block-sized temporaries are reused from malloc's
+    free lists instead. Every update formula is elementwise, so blocks give the same values bit
+    for bit."""
+    size = arrays[0].size
+    if size <= _BLOCK or device.type != "cpu":
         return (arrays,)
     if all(x is None or x.flags.c_contiguous for x in arrays):
         flat = [None if x is None else x.reshape(-1) for x in arrays]  # views
-        return [tuple(None if x is None else x[i:i + _BLOCK] for x in flat) for i in range(0, n, _BLOCK)]
-    rows = a.shape[0]
-    step = max(1, _BLOCK * rows // n)
-    return [tuple(None if x is None else x[r:r + step] for x in arrays) for r in range(0, rows, step)]
+        return [tuple(None if x is None else x[i:i + _BLOCK] for x in flat) for i in range(0, size, _BLOCK)]
+    rows = arrays[0].shape[0]  # not contiguous: slice whole rows, about _BLOCK elements at a time
+    per_block = max(1, _BLOCK * rows // size)
+    return [tuple(None if x is None else x[r:r + per_block] for x in arrays) for r in range(0, rows, per_block)]
+
+
+def _split_names(entries):
+    """A group's "params" entries as (tensors, names): an entry is a Tensor or a (name, Tensor) pair."""
+    tensors, names = [], []
+    for entry in entries:
+        if isinstance(entry, tuple):
+            names.append(entry[0])
+            entry = entry[1]
+        tensors.append(entry)
+    return tensors, names
+
+
+def _as_param_state(param, value, key=None):
+    """One loaded state entry made to match its parameter: tensors move to the parameter's device
+    and, when the parameter is floating point, take its dtype, except the "step" counters, which keep
+    theirs; dicts, lists and tuples are converted entry by entry."""
+    if isinstance(value, Tensor):
+        if key == "step":
+            return value
+        if param.is_floating_point():
+            return value.to(dtype=param.dtype, device=param.device)
+        return value.to(device=param.device)
+    if isinstance(value, dict):
+        return {k: _as_param_state(param, v, key=k) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return type(value)(_as_param_state(param, v) for v in value)
+    return value
 
 
 class Optimizer:
@@ -162,30 +223,32 @@ class Optimizer:
 
     def __init__(self, params, defaults):
         self.defaults = defaults
-        for name in _HOOK_DICTS:
-            setattr(self, name, OrderedDict())
+        self._new_hook_tables()
         self._patch_step_function()
         if isinstance(params, Tensor):
             raise TypeError("params argument given to the optimizer should be an iterable of Tensors "
                             "or dicts, but got " + typename(params, Tensor.type))
         self.state = defaultdict(dict)
         self.param_groups = []
-        param_groups = list(params)
-        if len(param_groups) == 0:
+        given = list(params)
+        if not given:
             raise ValueError("optimizer got an empty parameter list")
-        if not isinstance(param_groups[0], dict):
-            param_groups = [{"params": param_groups}]
-        for param_group in param_groups:
-            self.add_param_group(param_group)
+        # a plain list of parameters (or of named ones) is a single group
+        for group in (given if isinstance(given[0], dict) else [{"params": given}]):
+            self.add_param_group(group)
+
+    def _new_hook_tables(self, keep_existing=False):
+        for name in _HOOK_DICTS:
+            if not (keep_existing and name in self.__dict__):
+                setattr(self, name, OrderedDict())
 
     def __getstate__(self):
+        # the hooks (often closures or lambdas) stay behind; __setstate__ gives empty tables
         return {"defaults": self.defaults, "state": self.state, "param_groups": self.param_groups}
 
     def __setstate__(self, state):
         self.__dict__.update(state)
-        for name in _HOOK_DICTS:
-            if name not in self.__dict__:
-                setattr(self, name, OrderedDict())
+        self._new_hook_tables(keep_existing=True)
         self._patch_step_function()
         self.defaults.setdefault("differentiable", False)
 
@@ -194,74 +257,58 @@ class Optimizer:
     def profile_hook_step(func):
         """step wrapped to run the global and the optimizer's step pre- and post-hooks around it."""
         @functools.wraps(func)
-        def wrapper(*args, **kwargs):
-            self = args[0]
-            pre = self._optimizer_step_pre_hooks
-            if not (pre or _global_optimizer_pre_hooks or self._optimizer_step_post_hooks
-                    or _global_optimizer_post_hooks):
-                return func(*args, **kwargs)
-            for pre_hook in chain(_global_optimizer_pre_hooks.values(), pre.values()):
-                result = pre_hook(self, args, kwargs)
-                if result is not None:
-                    if isinstance(result, tuple) and len(result) == 2:
-                        args, kwargs = result
-                    else:
-                        raise RuntimeError(f"{func} must return None or a tuple of (new_args, new_kwargs), but "
-                                           f"got {result}.")
-            out = func(*args, **kwargs)
-            for post_hook in chain(self._optimizer_step_post_hooks.values(), _global_optimizer_post_hooks.values()):
-                post_hook(self, args, kwargs)
-            return out
-        return wrapper
+        def step(*args, **kwargs):
+            opt = args[0]  # args is (optimizer, ...) as the hooks receive it
+            # the common case, no hook anywhere, costs four truth tests and one call
+            if (opt._optimizer_step_pre_hooks or opt._optimizer_step_post_hooks
+                    or _all_optimizers_pre_step or _all_optimizers_post_step):
+                return _step_with_hooks(func, opt, args, kwargs)
+            return func(*args, **kwargs)
+        return step
 
     def _patch_step_function(self):
-        """Wrap the class's step once with profile_hook_step, as torch does."""
-        cls = self.__class__
-        if not getattr(cls.step, "hooked", None):
-            cls.step = self.profile_hook_step(cls.step)
-            cls.step.hooked = True
-
-    def _register(self, name, hook, prepend=False):
-        hooks = getattr(self, name)
-        handle = _removable_handle(hooks)
-        hooks[handle.id] = hook
-        if prepend:
-            hooks.move_to_end(handle.id, last=False)
-        return handle
+        """Make the class's step run the hooks; done once per class, marked by step.hooked."""
+        cls = type(self)
+        if getattr(cls.step, "hooked", None):
+            return
+        hooked_step = self.profile_hook_step(cls.step)
+        hooked_step.hooked = True
+        cls.step = hooked_step
 
     def register_step_pre_hook(self, hook):
         """hook(optimizer, args, kwargs) -> None or (new_args, new_kwargs), before each step()."""
-        return self._register("_optimizer_step_pre_hooks", hook)
+        return _add_hook(self._optimizer_step_pre_hooks, hook)
 
     def register_step_post_hook(self, hook):
         """hook(optimizer, args, kwargs) -> None, after each step()."""
-        return self._register("_optimizer_step_post_hooks", hook)
+        return _add_hook(self._optimizer_step_post_hooks, hook)
 
     def register_state_dict_pre_hook(self, hook, prepend=False):
         """hook(optimizer) -> None, before state_dict() packs the state."""
-        return self._register("_optimizer_state_dict_pre_hooks", hook, prepend)
+        return _add_hook(self._optimizer_state_dict_pre_hooks, hook, prepend)
 
     def register_state_dict_post_hook(self, hook, prepend=False):
         """hook(optimizer, state_dict) -> state_dict or None, on state_dict()'s result."""
-        return self._register("_optimizer_state_dict_post_hooks", hook, prepend)
+        return _add_hook(self._optimizer_state_dict_post_hooks, hook, prepend)
 
     def register_load_state_dict_pre_hook(self, hook, prepend=False):
         """hook(optimizer, state_dict) -> state_dict or None, before load_state_dict() loads it."""
-        return self._register("_optimizer_load_state_dict_pre_hooks", hook, prepend)
+        return _add_hook(self._optimizer_load_state_dict_pre_hooks, hook, prepend)
 
     def register_load_state_dict_post_hook(self, hook, prepend=False):
         """hook(optimizer) -> None, after load_state_dict()."""
-        return self._register("_optimizer_load_state_dict_post_hooks", hook, prepend)
+        return _add_hook(self._optimizer_load_state_dict_post_hooks, hook, prepend)
 
+    # ---- for the subclasses ------------------------------------------------------------
     def _upgrade_state(self, **group_defaults):
         """After __setstate__ from an older pickle: fill the options it lacked and make `step`
         counters tensors, as torch's optimizers do."""
         for group in self.param_groups:
-            for key, value in group_defaults.items():
-                group.setdefault(key, value)
-        for s in self.state.values():
-            if isinstance(s, dict) and "step" in s and not isinstance(s["step"], Tensor):
-                s["step"] = _step_tensor(float(s["step"]))
+            for option, value in group_defaults.items():
+                group.setdefault(option, value)
+        for entry in self.state.values():
+            if isinstance(entry, dict) and "step" in entry and not isinstance(entry["step"], Tensor):
+                entry["step"] = _step_tensor(float(entry["step"]))
 
     def _with_grads(self, group):
         """(p, p.grad, p's backend, p's state dict) for each parameter of group with a gradient."""
@@ -280,15 +327,11 @@ class Optimizer:
             return closure()
 
     def __repr__(self):
-        format_string = self.__class__.__name__ + " ("
-        for i, group in enumerate(self.param_groups):
-            format_string += "\n"
-            format_string += f"Parameter Group {i}\n"
-            for key in sorted(group.keys()):
-                if key != "params":
-                    format_string += f"    {key}: {group[key]}\n"
-        format_string += ")"
-        return format_string
+        text = type(self).__name__ + " ("
+        for index, group in enumerate(self.param_groups):
+            options = "".join(f"    {name}: {group[name]}\n" for name in sorted(group) if name != "params")
+            text += f"\nParameter Group {index}\n{options}"
+        return text + ")"
 
     def step(self, closure=None):
         """Perform a single optimization step (subclasses implement it)."""
@@ -298,157 +341,132 @@ class Optimizer:
         """Reset the gradients of all optimized tensors: to None (the default), or to zeros in place."""
         for group in self.param_groups:
             for p in group["params"]:
-                g = p._grad
-                if g is None:
+                grad = p._grad
+                if grad is None:
                     continue
                 if set_to_none:
                     p._grad = None
+                    continue
+                # zeroed in place, the gradient leaves any graph it was part of
+                if grad.grad_fn is None:
+                    grad._requires_grad = False
                 else:
-                    if g.grad_fn is not None:
-                        g.detach_()
-                    else:
-                        g._requires_grad = False
-                    be = g._device.backend
-                    be.copyto(g._data, be.zeros((), g._data.dtype))
-                    _bump(g)
+                    grad.detach_()
+                backend = grad._device.backend
+                backend.copyto(grad._data, backend.zeros((), grad._data.dtype))
+                _bump(grad)
 
     def add_param_group(self, param_group):
         """Add a parameter group (a dict with "params" and optional per-group options)."""
         if not isinstance(param_group, dict):
             raise TypeError(f"param_group must be a dict, but got {type(param_group)}")
-
-        params = param_group["params"]
-        if isinstance(params, Tensor):
-            param_group["params"] = [params]
-        elif isinstance(params, set):
+        entries = param_group["params"]
+        if isinstance(entries, set):
             raise TypeError("optimizer parameters need to be organized in ordered collections, but the "
                             "ordering of tensors in sets will change between runs. Please use a list instead.")
-        else:
-            param_group["params"] = list(params)
-
-        tensors, names = [], []
-        for param in param_group["params"]:
-            if isinstance(param, tuple):
-                names.append(param[0])
-                tensors.append(param[1])
-            else:
-                tensors.append(param)
+        tensors, names = _split_names([entries] if isinstance(entries, Tensor) else list(entries))
         param_group["params"] = tensors
         if names:
-            if len(names) == len(tensors):
-                param_group["param_names"] = names
-            else:
+            if len(names) != len(tensors):
                 raise ValueError("all optimizer params should be with/without names. Some param names are missing")
-
-        for param in tensors:
-            if not isinstance(param, Tensor):
-                raise TypeError("optimizer can only optimize Tensors, but one of the params is " + typename(param, Tensor.type))
-            if not self.defaults.get("differentiable", None) and not (param.is_leaf or param.retains_grad):
-                raise ValueError("can't optimize a non-leaf Tensor")
-
-        for name, default in self.defaults.items():
-            if default is required and name not in param_group:
-                raise ValueError(f"parameter group didn't specify a value of required optimization parameter {name}")
-            param_group.setdefault(name, default)
-
-        if len(tensors) != len(set(tensors)):
+            param_group["param_names"] = names
+        self._check_params(tensors)
+        self._fill_options(param_group)
+        if len(set(tensors)) < len(tensors):
             warnings.warn("optimizer contains a parameter group with duplicate parameters; in future, this will "
                           "cause an error; see github.com/pytorch/pytorch/issues/40967 for more information",
                           stacklevel=3)
-
-        param_set = set()
-        for group in self.param_groups:
-            param_set.update(group["params"])
-            if ("param_names" in param_group) != ("param_names" in group):
-                current = "with names" if "param_names" in param_group else "without names"
-                raise ValueError("all optimizer param groups should be with/without names. "
-                                 f"cannot add param group {current} to the optimizer")
-        if not param_set.isdisjoint(tensors):
-            raise ValueError("some parameters appear in more than one parameter group")
-
+        self._check_disjoint(param_group)
         self.param_groups.append(param_group)
 
+    def _check_params(self, tensors):
+        # a non-leaf's .grad is never filled, unless it retains it (or the optimizer differentiates)
+        leaves_only = not self.defaults.get("differentiable", None)
+        for t in tensors:
+            if not isinstance(t, Tensor):
+                raise TypeError("optimizer can only optimize Tensors, but one of the params is "
+                                + typename(t, Tensor.type))
+            if leaves_only and not t.is_leaf and not t.retains_grad:
+                raise ValueError("can't optimize a non-leaf Tensor")
+
+    def _fill_options(self, group):
+        """Give group every option it does not set, from the defaults."""
+        for option, default in self.defaults.items():
+            if option not in group:
+                if default is required:
+                    raise ValueError("parameter group didn't specify a value of required optimization "
+                                     f"parameter {option}")
+                group[option] = default
+
+    def _check_disjoint(self, new_group):
+        """The new group must be named as the others are, and share no parameter with them."""
+        named = "param_names" in new_group
+        kind = "with names" if named else "without names"
+        seen = set()
+        for group in self.param_groups:
+            seen.update(group["params"])
+            if ("param_names" in group) != named:
+                raise ValueError("all optimizer param groups should be with/without names. "
+                                 f"cannot add param group {kind} to the optimizer")
+        if not seen.isdisjoint(new_group["params"]):
+            raise ValueError("some parameters appear in more than one parameter group")
+
     # ---- checkpoints --------------------------------------------------------------
+    def _param_indices(self):
+        """id(parameter) -> its index in a state_dict: parameters are numbered through the groups in
+        order; a parameter listed twice in one group gets its later place, one already numbered in an
+        earlier group keeps that number."""
+        index = {}
+        start = 0
+        for group in self.param_groups:
+            params = group["params"]
+            here = {id(p): start + i for i, p in enumerate(params)}
+            for key, i in here.items():
+                index.setdefault(key, i)
+            start += len(params)
+        return index
+
     def state_dict(self):
         """The optimizer's state as torch lays it out: {"state": {index: {...}}, "param_groups": [...]}.
 
         Tensors in it are the optimizer's own (not copies), as in torch.
         """
-        for pre_hook in self._optimizer_state_dict_pre_hooks.values():
-            pre_hook(self)
-        param_mappings = {}
-        start_index = 0
-
-        def pack_group(group):
-            nonlocal start_index
-            packed = {k: v for k, v in group.items() if k != "params"}
-            param_mappings.update({id(p): i for i, p in enumerate(group["params"], start_index)
-                                   if id(p) not in param_mappings})
-            packed["params"] = [param_mappings[id(p)] for p in group["params"]]
-            start_index += len(packed["params"])
-            return packed
-
-        param_groups = [pack_group(g) for g in self.param_groups]
-        packed_state = {(param_mappings[id(k)] if isinstance(k, Tensor) else k): v for k, v in self.state.items()}
-        state_dict = {"state": packed_state, "param_groups": param_groups}
-        for post_hook in self._optimizer_state_dict_post_hooks.values():
-            hook_result = post_hook(self, state_dict)
-            if hook_result is not None:
-                state_dict = hook_result
-        return state_dict
-
-    @staticmethod
-    def _process_value_according_to_param_policy(param, value, key=None):
-        # step counters keep their dtype and device; floating state follows the parameter's dtype
-        if key == "step":
-            return value
-        if param.is_floating_point():
-            return value.to(dtype=param.dtype, device=param.device)
-        return value.to(device=param.device)
+        for hook in self._optimizer_state_dict_pre_hooks.values():
+            hook(self)
+        index = self._param_indices()
+        groups = []
+        for group in self.param_groups:
+            packed = {option: value for option, value in group.items() if option != "params"}
+            packed["params"] = [index[id(p)] for p in group["params"]]  # "params" comes last, as in torch
+            groups.append(packed)
+        state = {(index[id(key)] if isinstance(key, Tensor) else key): entry for key, entry in self.state.items()}
+        return _pass_through_hooks(self._optimizer_state_dict_post_hooks, self,
+                                   {"state": state, "param_groups": groups})
 
     def load_state_dict(self, state_dict):
         """Load a state from `state_dict()` (this optimizer's or one built the same way)."""
-        state_dict = state_dict.copy()
-        for pre_hook in self._optimizer_load_state_dict_pre_hooks.values():
-            hook_result = pre_hook(self, state_dict)
-            if hook_result is not None:
-                state_dict = hook_result
-        groups = self.param_groups
-        saved_groups = deepcopy(state_dict["param_groups"])
-
-        if len(groups) != len(saved_groups):
+        state_dict = _pass_through_hooks(self._optimizer_load_state_dict_pre_hooks, self, state_dict.copy())
+        saved = deepcopy(state_dict["param_groups"])
+        if len(saved) != len(self.param_groups):
             raise ValueError("loaded state dict has a different number of parameter groups")
-        if any(len(g["params"]) != len(s["params"]) for g, s in zip(groups, saved_groups)):
-            raise ValueError("loaded state dict contains a parameter group that doesn't match the size of "
-                             "optimizer's group")
-
-        id_map = dict(zip(chain.from_iterable(g["params"] for g in saved_groups),
-                          chain.from_iterable(g["params"] for g in groups)))
-
-        def cast(param, value, key=None):
-            if isinstance(value, Tensor):
-                return Optimizer._process_value_according_to_param_policy(param, value, key)
-            if isinstance(value, dict):
-                return {k: cast(param, v, key=k) for k, v in value.items()}
-            if isinstance(value, (list, tuple)):
-                return type(value)(cast(param, v) for v in value)
-            return value
-
+        for mine, theirs in zip(self.param_groups, saved):
+            if len(mine["params"]) != len(theirs["params"]):
+                raise ValueError("loaded state dict contains a parameter group that doesn't match the size of "
+                                 "optimizer's group")
+        # the saved indices name our parameters by position
+        by_index = dict(zip(chain.from_iterable(g["params"] for g in saved),
+                            chain.from_iterable(g["params"] for g in self.param_groups)))
         state = defaultdict(dict)
-        for k, v in state_dict["state"].items():
-            if k in id_map:
-                param = id_map[k]
-                state[param] = cast(param, v)
+        for key, entry in state_dict["state"].items():
+            if key in by_index:
+                state[by_index[key]] = _as_param_state(by_index[key], entry)
             else:
-                state[k] = v
-
-        def update_group(group, new_group):
-            new_group["params"] = group["params"]
-            if "param_names" in group and "param_names" not in new_group:
-                new_group["param_names"] = group["param_names"]
-            return new_group
-
-        param_groups = [update_group(g, ng) for g, ng in zip(groups, saved_groups)]
-        self.__setstate__({"state": state, "param_groups": param_groups})
-        for post_hook in self._optimizer_load_state_dict_post_hooks.values():
-            post_hook(self)
+                state[key] = entry
+        # the loaded options, on our parameters (and our names when the checkpoint has none)
+        for mine, theirs in zip(self.param_groups, saved):
+            theirs["params"] = mine["params"]
+            if "param_names" in mine:
+                theirs.setdefault("param_names", mine["param_names"])
+        self.__setstate__({"state": state, "param_groups": saved})
+        for hook in self._optimizer_load_state_dict_post_hooks.values():
+            hook(self)
