@@ -1641,3 +1641,344 @@ UNARY_ALL(bitwise_not, BoolNot, b8, bool)
 BINARY_ALL(bitwise_and, And, b8, bool)
 BINARY_ALL(bitwise_or, Or, b8, bool)
 BINARY_ALL(bitwise_xor, BoolXor, b8, bool)
+
+// ---- Bessel J/Y (orders 0, 1), I/K (orders 0, 1), Airy Ai, spherical j0; the orthogonal
+// polynomials: SPECIAL_MORE_KERNELS ------------------------------------------------------------
+// torch.special's bessel_j0 ... airy_ai (unary) and chebyshev_polynomial_t ... legendre_polynomial_p
+// (binary: x, n of one float dtype, n truncated to an integer). Cephes's rational approximations,
+// evaluated in T as torch's kernels evaluate them: Horner sums of the tables as listed (without the
+// unit leading term of Cephes's p1evl denominators, which torch leaves out too). numpy_special.py's
+// bessel_j0 ... legendre_polynomial_p are their twins.
+SPECIAL_TABLE j0_pp[7] = {
+    0.0007969367292973471, 0.08283523921074408, 1.239533716464143, 5.447250030587687,
+    8.74716500199817, 5.303240382353949, 1.0};
+SPECIAL_TABLE j0_pq[7] = {
+    0.0009244088105588637, 0.08562884743544745, 1.2535274390105895, 5.470977403304171,
+    8.761908832370695, 5.306052882353947, 1.0};
+SPECIAL_TABLE j0_qp[8] = {
+    -0.011366383889846916, -1.2825271867050931, -19.553954425773597, -93.20601521237683,
+    -177.68116798048806, -147.07750515495118, -51.41053267665993, -6.050143506007285};
+SPECIAL_TABLE j0_qq[7] = {
+    64.3178256118178, 856.4300259769806, 3882.4018360540163, 7240.467741956525,
+    5930.727011873169, 2062.0933166032783, 242.0057402402914};
+SPECIAL_TABLE j0_rp[4] = {
+    -4794432209.782018, 1956174919465.5657, -249248344360967.72, 9708622510473064.0};
+SPECIAL_TABLE j0_rq[8] = {
+    499.563147152651, 173785.4016763747, 48440965.83399621, 11185553704.535683,
+    2112775201154.892, 310518229857422.56, 3.1812195594320496e+16, 1.7108629408104315e+18};
+SPECIAL_TABLE y0_yp[8] = {
+    15592.436785523574, -14663929.59039716, 5435264770.518765, -982136065717.9115,
+    87590639439536.7, -3466283033847297.0, 4.4273326857256984e+16, -1.8495080043698668e+16};
+SPECIAL_TABLE y0_yq[7] = {
+    1041.2835366425984, 626107.330137135, 268919633.39381415, 86400248710.3935,
+    20297961275010.555, 3171577528429750.5, 2.5059625617265306e+17};
+SPECIAL_TABLE j1_pp[7] = {
+    0.0007621256162081731, 0.07313970569409176, 1.1271960812968493, 5.112079511468076,
+    8.424045901417724, 5.214515986823615, 1.0};
+SPECIAL_TABLE j1_pq[7] = {
+    0.0005713231280725487, 0.06884559087544954, 1.105142326340617, 5.073863861286015,
+    8.399855543276042, 5.209828486823619, 1.0};
+SPECIAL_TABLE j1_qp[8] = {
+    0.05108625947501766, 4.982138729512334, 75.82382841325453, 366.7796093601508,
+    710.8563049989261, 597.4896124006136, 211.68875710057213, 25.207020585802372};
+SPECIAL_TABLE j1_qq[7] = {
+    74.23732770356752, 1056.4488603826283, 4986.410583376536, 9562.318924047562,
+    7997.041604473507, 2826.1927851763908, 336.0936078106983};
+SPECIAL_TABLE j1_rp[4] = {
+    -899971225.7055594, 452228297998.19403, -72749424522181.83, 3682957328638529.0};
+SPECIAL_TABLE j1_rq[8] = {
+    620.8364781180543, 256987.25675774884, 83514679.14319493, 22151159547.97925,
+    4749141220799.914, 784369607876235.9, 8.952223361846274e+16, 5.322786203326801e+18};
+SPECIAL_TABLE y1_yp[6] = {
+    1263204747.9017804, -647355876379.1603, 114509511541823.73, -8127702555013251.0,
+    2.024394757135949e+17, -7.788771962659501e+17};
+SPECIAL_TABLE y1_yq[8] = {
+    594.3015923461282, 235564.09294306856, 73481194.44597217, 18760131610.870617,
+    3882312774962.3857, 620557727146953.8, 6.871410873553005e+16, 3.9727060811656064e+18};
+SPECIAL_TABLE k0_a[10] = {
+    1.374465435613523e-16, 4.25981614279661e-14, 1.0349695257633842e-11, 1.904516377220209e-09,
+    2.5347910790261494e-07, 2.286212103119452e-05, 0.001264615411446926, 0.0359799365153615,
+    0.3442898999246285, -0.5353273932339028};
+SPECIAL_TABLE k0_b[25] = {
+    5.300433772686263e-18, -1.6475804301524212e-17, 5.2103915050390274e-17, -1.678231096805412e-16,
+    5.512055978524319e-16, -1.848593377343779e-15, 6.3400764774050706e-15, -2.2275133269916698e-14,
+    8.032890775363575e-14, -2.9800969231727303e-13, 1.140340588208475e-12, -4.514597883373944e-12,
+    1.8559491149547177e-11, -7.957489244477107e-11, 3.577397281400301e-10, -1.69753450938906e-09,
+    8.574034017414225e-09, -4.660489897687948e-08, 2.766813639445015e-07, -1.8317555227191195e-06,
+    1.39498137188765e-05, -0.00012849549581627802, 0.0015698838857300533, -0.0314481013119645,
+    2.4403030820659555};
+SPECIAL_TABLE k1_a[11] = {
+    -7.023863479386288e-18, -2.427449850519366e-15, -6.666901694199329e-13, -1.4114883926335278e-10,
+    -2.213387630734726e-08, -2.4334061415659684e-06, -0.0001730288957513052, -0.006975723859639864,
+    -0.12261118082265715, -0.3531559607765449, 1.5253002273389478};
+SPECIAL_TABLE k1_b[25] = {
+    -5.756744483665017e-18, 1.7940508731475592e-17, -5.689462558442859e-17, 1.838093544366639e-16,
+    -6.057047248373319e-16, 2.038703165624334e-15, -7.019837090418314e-15, 2.4771544244813043e-14,
+    -8.976705182324994e-14, 3.3484196660784293e-13, -1.2891739609510289e-12, 5.13963967348173e-12,
+    -2.1299678384275683e-11, 9.218315187605006e-11, -4.1903547593418965e-10, 2.015049755197033e-09,
+    -1.0345762465678097e-08, 5.7410841254500495e-08, -3.5019606030878126e-07, 2.406484947837217e-06,
+    -1.936197974166083e-05, 0.00019521551847135162, -0.002857816859622779, 0.10392373657681724,
+    2.7206261904844427};
+SPECIAL_TABLE ai_an[8] = {
+    0.346538101525629, 12.007595273964581, 76.27960536152345, 168.08922493463058,
+    159.75639135016442, 70.53609068404442, 14.026469116338967, 1.0};
+SPECIAL_TABLE ai_ad[8] = {
+    0.5675945326387702, 14.75625625848472, 84.51389701414746, 177.31808814540045,
+    164.2346928715297, 71.47784008255756, 14.095913560783403, 1.0};
+SPECIAL_TABLE ai_afn[9] = {
+    -0.1316963234183318, -0.6264565444319123, -0.6931580360369335, -0.2797799815451191,
+    -0.04919001326095003, -0.004062659235948854, -0.0001592764962392621, -2.776491081552329e-06,
+    -1.6778769848911465e-08};
+SPECIAL_TABLE ai_afd[9] = {
+    13.356042070655324, 32.682503279522464, 26.736704094149957, 9.187074029072596,
+    1.4752914677166642, 0.11568717379518804, 0.004402916416152112, 7.547203482874142e-05,
+    4.5185009297058035e-07};
+SPECIAL_TABLE ai_agn[11] = {
+    0.01973399320916857, 0.39110302961568827, 1.0657989759959559, 0.9391692298166502,
+    0.35146565610554764, 0.06338889196289255, 0.005858041130483885, 0.000282851600836737,
+    6.98793669997261e-06, 8.117892395543892e-08, 3.415517847659236e-10};
+SPECIAL_TABLE ai_agd[10] = {
+    9.30892908077442, 19.835292871831214, 15.564662893286462, 5.476860694229755,
+    0.9542936116189619, 0.08645808263523921, 0.004126565238242226, 0.00010125908511650914,
+    1.1716673321441352e-06, 4.9183457006293e-09};
+#define SP_SQRT_2_OVER_PI 0.797884560802865355879892119868763737
+#define SP_TWO_OVER_PI 0.636619772367581343075535053490057448
+#define SP_INV_SQRT_PI 5.64189583547756286948e-01
+
+// x > 5: sqrt(2 / (pi x)) (P cos(x - shift) - 5/x Q sin(x - shift)), or P sin + 5/x Q cos for
+// the second kind; P and Q are ratios of the tables in w (25 / x^2)
+template <class T, bool SECOND>
+__device__ T bessel_far(T x, T w, const double* pp, const double* pq, const double* qp, const double* qq, T shift) {
+    const T p = polevl(w, pp, 7) / polevl(w, pq, 7);
+    const T q = T(5) / x * (polevl(w, qp, 8) / polevl(w, qq, 7));
+    const T c = m_cos(x - shift), s = m_sin(x - shift);
+    const T r = SECOND ? p * s + q * c : p * c - q * s;
+    return r * T(SP_SQRT_2_OVER_PI) / m_sqrt(x);
+}
+template <class T> __device__ T m_bessel_j0(T x) {
+    const T ax = m_fabs(x), z = ax * ax;
+    if (ax > T(5)) return bessel_far<T, false>(ax, T(25) / z, j0_pp, j0_pq, j0_qp, j0_qq, T(SP_PI / 4));
+    if (ax < T(1e-5)) return T(1) - z / T(4);
+    return (z - T(5.78318596294678452118)) * (z - T(30.4712623436620863991)) * polevl(z, j0_rp, 4) /
+           polevl(z, j0_rq, 8);
+}
+template <class T> __device__ T m_bessel_j1(T x) {
+    const T ax = m_fabs(x);
+    if (ax > T(5)) {
+        const T r = bessel_far<T, false>(ax, T(5) / ax * (T(5) / ax), j1_pp, j1_pq, j1_qp, j1_qq, T(3 * SP_PI / 4));
+        return x < T(0) ? -r : r;
+    }
+    const T z = x * x;
+    return polevl(z, j1_rp, 4) / polevl(z, j1_rq, 8) * x * (z - T(14.6819706421238932572)) *
+           (z - T(49.2184563216946036703));
+}
+template <class T> __device__ T m_bessel_y0(T x) {
+    if (x > T(5) || x != x) return bessel_far<T, true>(x, T(25) / (x * x), j0_pp, j0_pq, j0_qp, j0_qq, T(SP_PI / 4));
+    if (x == T(0)) return -SpecialLimits<T>::inf();
+    if (x < T(0)) return SpecialLimits<T>::nan();
+    const T z = x * x;
+    return polevl(z, y0_yp, 8) / polevl(z, y0_yq, 7) + T(SP_TWO_OVER_PI) * m_log(x) * m_bessel_j0(x);
+}
+template <class T> __device__ T m_bessel_y1(T x) {
+    if (x > T(5) || x != x)
+        return bessel_far<T, true>(x, T(5) / x * (T(5) / x), j1_pp, j1_pq, j1_qp, j1_qq, T(3 * SP_PI / 4));
+    if (x == T(0)) return -SpecialLimits<T>::inf();
+    if (x < T(0)) return SpecialLimits<T>::nan();
+    const T z = x * x;
+    return x * (polevl(z, y1_yp, 6) / polevl(z, y1_yq, 8)) +
+           T(SP_TWO_OVER_PI) * (m_bessel_j1(x) * m_log(x) - T(1) / x);
+}
+// I_0, I_1 unscaled: exp(|x|) times the Chebyshev series of i0e/i1e (the full tables in float too)
+template <class T> __device__ T m_mod_i0(T x) {
+    const T ax = m_fabs(x), e = m_exp(ax);
+    if (ax <= T(8)) return e * chbevl(ax / T(2) - T(2), i0e_a, 30);
+    return e * chbevl(T(32) / ax - T(2), i0e_b, 25) / m_sqrt(ax);
+}
+template <class T> __device__ T m_mod_i1(T x) {
+    const T ax = m_fabs(x), e = m_exp(ax);
+    const T r = ax <= T(8) ? chbevl(ax / T(2) - T(2), i1e_a, 29) * ax * e
+                           : e * chbevl(T(32) / ax - T(2), i1e_b, 25) / m_sqrt(ax);
+    return x < T(0) ? -r : r;
+}
+// K_0, K_1 (SCALED: times exp(x)): +inf at 0, NaN below; series in x^2 - 2 on (0, 2], 8/x - 2 beyond
+template <class T, int ORDER, bool SCALED> __device__ T m_mod_k(T x) {
+    if (x == T(0)) return SpecialLimits<T>::inf();
+    if (x < T(0)) return SpecialLimits<T>::nan();
+    if (x <= T(2)) {
+        const T c = chbevl(x * x - T(2), ORDER ? k1_a : k0_a, ORDER ? 11 : 10);
+        const T lg = m_log(T(0.5) * x);
+        const T r = ORDER ? lg * m_mod_i1(x) + c / x : c - lg * m_mod_i0(x);
+        return SCALED ? r * m_exp(x) : r;
+    }
+    const T c = chbevl(T(8) / x - T(2), ORDER ? k1_b : k0_b, 25);
+    return SCALED ? c / m_sqrt(x) : m_exp(-x) * c / m_sqrt(x);
+}
+// sin(x) / x: its Maclaurin series below |x| = 1/2, 0 at +-inf
+SPECIAL_TABLE sinc_series[7] = {1 / 6227020800.0, -1 / 39916800.0, 1 / 362880.0, -1 / 5040.0, 1 / 120.0,
+                                -1 / 6.0, 1.0};
+template <class T> __device__ T m_spherical_j0(T x) {
+    if (m_isinf(x)) return T(0);
+    if (m_fabs(x) < T(0.5)) return polevl(x * x, sinc_series, 7);
+    return m_sin(x) / x;
+}
+// Ai: the oscillating asymptotic form below -2.09, the decaying one from 2.09 (0 past 103.892),
+// between them c1 f(x) - c2 g(x) from the Maclaurin series f, g in x^3, summed until a term of f
+// is below the dtype's epsilon relative to f
+template <class T> __device__ T m_airy_ai(T x) {
+    if (m_isinf(x)) return SpecialLimits<T>::nan();
+    if (x > T(103.892)) return T(0);
+    if (x < T(-2.09)) {
+        const T zeta = T(-2) * x * m_sqrt(-x) / T(3), z = T(1) / zeta, zz = z * z;
+        const T t = zeta + T(0.25) * T(SP_PI);
+        return T(SP_INV_SQRT_PI) / m_sqrt(m_sqrt(-x)) *
+               (m_sin(t) * (T(1) + zz * polevl(zz, ai_afn, 9) / polevl(zz, ai_afd, 9)) -
+                m_cos(t) * (z * polevl(zz, ai_agn, 11) / polevl(zz, ai_agd, 10)));
+    }
+    if (x >= T(2.09)) {
+        const T zeta = T(2) * x * m_sqrt(x) / T(3), w = T(1) / zeta;
+        return T(SP_INV_SQRT_PI) * (polevl(w, ai_an, 8) / polevl(w, ai_ad, 8)) /
+               (T(2) * m_sqrt(m_sqrt(x)) * m_exp(zeta));
+    }
+    const T eps = sizeof(T) == 4 ? T(1.1920928955078125e-07) : T(2.220446049250313e-16);
+    const T z = x * x * x;
+    T f = T(1), g = x, m = T(1), n = x, k = T(1), t = T(1);
+    while (t > eps) {
+        m = m * z / (k + T(1)) / (k + T(2));
+        n = n * z / (k + T(2)) / (k + T(3));
+        f += m;
+        g += n;
+        k += T(3);
+        t = m_fabs(m / f);
+    }
+    return T(0.355028053887817239260) * f - T(0.258819403792806798405) * g;
+}
+
+// n as torch's kernels cast it to an integer (NaN, +-inf and |n| >= 2^63 become negative: the x86
+// conversion's value), so that both backends give the same degree
+template <class T> __device__ __forceinline__ long long poly_degree(T n) {
+    return (n == n && m_fabs(n) < T(9.2233720368547758e18)) ? (long long)n : -1LL;
+}
+// runs (p, q) <- (q, step(k, p, q)) for k = 1 .. steps, stopping early once q is NaN; returns q
+template <class T, class Step> __device__ __forceinline__ T recur(long long steps, T p, T q, Step step) {
+    for (long long k = 1; k <= steps && q == q; ++k) {
+        const T r = step(k, p, q);
+        p = q;
+        q = r;
+    }
+    return q;
+}
+// Chebyshev T, U, V, W of y (x, or 2x - 1 for the shifted ones, SHIFTED) : the ends y = +-1 in
+// closed form, the trigonometric form for n above LIMIT inside (-1, 1), else the recurrence
+template <class T, char KIND, bool SHIFTED> __device__ T m_chebyshev(T x, T nf) {
+    const long long n = poly_degree(nf);
+    if (n < 0) return T(0);
+    const T y = SHIFTED ? x + x - T(1) : x;
+    const bool top = SHIFTED ? x == T(1) : (m_fabs(x) == T(1) && x > T(0));
+    const bool bottom = SHIFTED ? x == T(0) : (m_fabs(x) == T(1) && x < T(0));
+    const T odd = (n % 2 == 0) ? T(1) : T(-1);
+    const T n1 = T(n + 1), two_n1 = T(n + n + 1);
+    if (top) return KIND == 't' || KIND == 'v' ? T(1) : KIND == 'u' ? n1 : two_n1;
+    if (bottom) return KIND == 't' || KIND == 'w' ? odd : KIND == 'u' ? odd * n1 : odd * two_n1;
+    const long long limit = KIND == 't' ? 6 : SHIFTED ? (KIND == 'w' ? 4 : 6) : 8;
+    if (n > limit && m_fabs(y) < T(1)) {
+        const T theta = m_acos(y);
+        if (KIND == 't') return m_cos(T(n) * theta);
+        if (KIND == 'u') {
+            const T s = m_sin(theta);
+            return s != T(0) ? m_sin(n1 * theta) / s : n1 * m_cos(n1 * theta) / y;
+        }
+        if (KIND == 'v')
+            return m_sin(theta / T(2)) != T(1) ? m_cos((T(n) + T(0.5)) * theta) / m_cos(theta / T(2)) : odd * two_n1;
+        if (m_cos(theta / T(2)) != T(1)) return m_sin((T(n) + T(0.5)) * theta) / m_sin(theta / T(2));
+        return (!SHIFTED && y > T(0)) ? two_n1 : odd;
+    }
+    const T first = KIND == 't' ? y : KIND == 'u' ? y + y : KIND == 'v' ? y + y - T(1) : y + y + T(1);
+    if (n == 0) return T(1);
+    if (n == 1) return first;
+    return recur(n - 1, T(1), first, [y](long long, T p, T q) { return (y + y) * q - p; });
+}
+// Hermite H (physicists') and He (probabilists'): NaN above degree 128 (float) / 512 (double)
+template <class T, bool PHYS> __device__ T m_hermite(T x, T nf) {
+    const long long n = poly_degree(nf);
+    if (n < 0) return T(0);
+    const T first = PHYS ? x + x : x;
+    if (n == 0) return T(1);
+    if (n == 1) return first;
+    if (n > (sizeof(T) == 4 ? 128 : 512)) return SpecialLimits<T>::nan();
+    return recur(n - 1, T(1), first, [x](long long k, T p, T q) {
+        return PHYS ? (x + x) * q - T(k + k) * p : x * q - T(k) * p;
+    });
+}
+template <class T> __device__ T m_laguerre(T x, T nf) {
+    const long long n = poly_degree(nf);
+    if (n < 0) return T(0);
+    if (m_fabs(x) == T(0) || n == 0) return T(1);
+    if (n == 1) return T(1) - x;
+    return recur(n - 1, T(1), T(1) - x, [x](long long k, T p, T q) {
+        return ((T(k + k) + (T(1) - x)) * q - T(k) * p) / T(k + 1);
+    });
+}
+template <class T> __device__ T m_legendre(T x, T nf) {
+    const long long n = poly_degree(nf);
+    if (n < 0) return T(0);
+    if (m_fabs(x) == T(1)) return (x > T(0) || n % 2 == 0) ? T(1) : T(-1);
+    if (n == 0) return T(1);
+    if (n == 1) return x;
+    return recur(n - 1, T(1), x, [x](long long k, T p, T q) {
+        return (T(k + k + 1) * x * q - T(k) * p) / T(k + 1);
+    });
+}
+
+UNARY_OP(BesselJ0, UNROLL_MATH, m_bessel_j0(x))
+UNARY_OP(BesselJ1, UNROLL_MATH, m_bessel_j1(x))
+UNARY_OP(BesselY0, UNROLL_MATH, m_bessel_y0(x))
+UNARY_OP(BesselY1, UNROLL_MATH, m_bessel_y1(x))
+UNARY_OP(ModBesselI0, UNROLL_MATH, m_mod_i0(x))
+UNARY_OP(ModBesselI1, UNROLL_MATH, m_mod_i1(x))
+UNARY_OP(ModBesselK0, UNROLL_MATH, (m_mod_k<T, 0, false>(x)))
+UNARY_OP(ModBesselK1, UNROLL_MATH, (m_mod_k<T, 1, false>(x)))
+UNARY_OP(ScaledModBesselK0, UNROLL_MATH, (m_mod_k<T, 0, true>(x)))
+UNARY_OP(ScaledModBesselK1, UNROLL_MATH, (m_mod_k<T, 1, true>(x)))
+UNARY_OP(SphericalBesselJ0, UNROLL_MATH, m_spherical_j0(x))
+UNARY_OP(AiryAi, UNROLL_MATH, m_airy_ai(x))
+BINARY_OP(ChebyshevT, UNROLL_MATH, (m_chebyshev<T, 't', false>(a, b)))
+BINARY_OP(ChebyshevU, UNROLL_MATH, (m_chebyshev<T, 'u', false>(a, b)))
+BINARY_OP(ChebyshevV, UNROLL_MATH, (m_chebyshev<T, 'v', false>(a, b)))
+BINARY_OP(ChebyshevW, UNROLL_MATH, (m_chebyshev<T, 'w', false>(a, b)))
+BINARY_OP(ShiftedChebyshevT, UNROLL_MATH, (m_chebyshev<T, 't', true>(a, b)))
+BINARY_OP(ShiftedChebyshevU, UNROLL_MATH, (m_chebyshev<T, 'u', true>(a, b)))
+BINARY_OP(ShiftedChebyshevV, UNROLL_MATH, (m_chebyshev<T, 'v', true>(a, b)))
+BINARY_OP(ShiftedChebyshevW, UNROLL_MATH, (m_chebyshev<T, 'w', true>(a, b)))
+BINARY_OP(HermiteH, UNROLL_MATH, (m_hermite<T, true>(a, b)))
+BINARY_OP(HermiteHe, UNROLL_MATH, (m_hermite<T, false>(a, b)))
+BINARY_OP(LaguerreL, UNROLL_MATH, m_laguerre(a, b))
+BINARY_OP(LegendreP, UNROLL_MATH, m_legendre(a, b))
+
+#define SPECIAL_MORE_KERNELS(sfx, T)                                           \
+    UNARY_ALL(bessel_j0, BesselJ0, sfx, T)                                     \
+    UNARY_ALL(bessel_j1, BesselJ1, sfx, T)                                     \
+    UNARY_ALL(bessel_y0, BesselY0, sfx, T)                                     \
+    UNARY_ALL(bessel_y1, BesselY1, sfx, T)                                     \
+    UNARY_ALL(modified_bessel_i0, ModBesselI0, sfx, T)                         \
+    UNARY_ALL(modified_bessel_i1, ModBesselI1, sfx, T)                         \
+    UNARY_ALL(modified_bessel_k0, ModBesselK0, sfx, T)                         \
+    UNARY_ALL(modified_bessel_k1, ModBesselK1, sfx, T)                         \
+    UNARY_ALL(scaled_modified_bessel_k0, ScaledModBesselK0, sfx, T)            \
+    UNARY_ALL(scaled_modified_bessel_k1, ScaledModBesselK1, sfx, T)            \
+    UNARY_ALL(spherical_bessel_j0, SphericalBesselJ0, sfx, T)                  \
+    UNARY_ALL(airy_ai, AiryAi, sfx, T)                                         \
+    BINARY_ALL(chebyshev_polynomial_t, ChebyshevT, sfx, T)                     \
+    BINARY_ALL(chebyshev_polynomial_u, ChebyshevU, sfx, T)                     \
+    BINARY_ALL(chebyshev_polynomial_v, ChebyshevV, sfx, T)                     \
+    BINARY_ALL(chebyshev_polynomial_w, ChebyshevW, sfx, T)                     \
+    BINARY_ALL(shifted_chebyshev_polynomial_t, ShiftedChebyshevT, sfx, T)      \
+    BINARY_ALL(shifted_chebyshev_polynomial_u, ShiftedChebyshevU, sfx, T)      \
+    BINARY_ALL(shifted_chebyshev_polynomial_v, ShiftedChebyshevV, sfx, T)      \
+    BINARY_ALL(shifted_chebyshev_polynomial_w, ShiftedChebyshevW, sfx, T)      \
+    BINARY_ALL(hermite_polynomial_h, HermiteH, sfx, T)                         \
+    BINARY_ALL(hermite_polynomial_he, HermiteHe, sfx, T)                       \
+    BINARY_ALL(laguerre_polynomial_l, LaguerreL, sfx, T)                       \
+    BINARY_ALL(legendre_polynomial_p, LegendreP, sfx, T)
+
+SPECIAL_MORE_KERNELS(f32, float)
+SPECIAL_MORE_KERNELS(f64, double)

@@ -12,6 +12,10 @@ _OWN = _special.special_functions()
     "gammaln", "digamma", "psi", "polygamma", "multigammaln", "erfc", "erfcx", "erfinv", "i0", "i0e", "i1", "i1e",
     "ndtr", "ndtri", "log_ndtr", "entr", "xlog1py", "zeta", "gammainc", "gammaincc"))
 
+# Bessel and Airy functions, orthogonal polynomials (ops/special.py's BESSEL and POLYNOMIALS)
+_MORE = _special.more_special_functions()
+globals().update(_MORE)
+
 
 def _tensor(x, name):
     if not isinstance(x, _Tensor):
@@ -71,4 +75,4 @@ def logsumexp(input, dim, keepdim=False):
 __all__ = ["digamma", "entr", "erf", "erfc", "erfcx", "erfinv", "exp2", "expit", "expm1", "gammainc", "gammaincc",
            "gammaln", "i0", "i0e", "i1", "i1e", "log1p", "log_ndtr", "log_softmax", "logit", "logsumexp",
            "multigammaln", "ndtr", "ndtri", "polygamma", "psi", "round", "sinc", "softmax", "xlog1py", "xlogy",
-           "zeta"]
+           "zeta"] + sorted(_MORE)

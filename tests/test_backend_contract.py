@@ -1758,6 +1758,98 @@ SPECIAL_TABLE = {
 }
 
 
+# ---- more of torch.special: Bessel/Airy functions and the orthogonal polynomials (numpy_special.py,
+# elementwise.cu's SPECIAL_MORE_KERNELS). torch's J/Y (and Ai below -2.09) approximations are good to
+# about 1e-7 absolute only, so those are checked in float32; test_special_more.py compares with torch.
+
+def _bessel_rows(ref, lo, hi, f64=True, special=()):
+    if ref is None:
+        return []
+    rows = [out(u(2, 3, lo=lo, hi=hi), ref=ref), out(Transposed(u(3, 2, lo=lo, hi=hi)), ref=ref),
+            out(u(lo=lo, hi=hi), ref=ref), out(u(0, 3, lo=lo, hi=hi), ref=ref)]
+    if f64:
+        rows.append(out(u(5, dtype=F64, lo=lo, hi=hi), ref=ref))
+    return rows + [out(arr(values, dt), expect=want, label=f"{_SHORT[np.dtype(dt).name]}{values}")
+                   for values, dt, want in special]
+
+
+def _poly_ref(fn):
+    """fn(mpmath, n, x) at integer degrees n (given as floats), elementwise."""
+    return _mp(lambda m, x, n: fn(m, int(n), x)) if _mp(None) else None
+
+
+def _poly_rows(fn, lo=-1.0, hi=1.0, special=()):
+    ref = _poly_ref(fn)
+    if ref is None:
+        return []
+    degrees = arr([[0.0, 1.0, 2.0, 3.0, 5.0, 9.0]], F64)
+    return [out(u(4, 1, dtype=F64, lo=lo, hi=hi), degrees, ref=ref),
+            out(u(2, 3, lo=lo, hi=hi), arr([[2.0, 4.0, 7.0]], F32), ref=ref),
+            out(Transposed(u(3, 2, dtype=F64, lo=lo, hi=hi)), 4.0, ref=ref),
+            out(0.3, arr([0.0, 3.0, 10.0], F64), ref=ref),
+            out(u(0, 3, lo=lo, hi=hi), u(0, 3), ref=ref)] + [
+        out(arr(x, dt), arr(n, dt), expect=want, label=f"{_SHORT[np.dtype(dt).name]}{x}-{n}")
+        for x, n, dt, want in special]
+
+
+def _cheb_v(m, n, x):   # V_n = U_n - U_(n-1), W_n = U_n + U_(n-1)
+    return m.chebyu(n, x) - (m.chebyu(n - 1, x) if n else 0)
+
+
+def _cheb_w(m, n, x):
+    return m.chebyu(n, x) + (m.chebyu(n - 1, x) if n else 0)
+
+
+def _hermite_e(m, n, x):   # He_n(x) = 2^(-n/2) H_n(x / sqrt 2)
+    return m.hermite(n, x / m.sqrt(2)) * m.mpf(2) ** (-m.mpf(n) / 2)
+
+
+def _shifted(fn):
+    return lambda m, n, x: fn(m, n, 2 * m.mpf(x) - 1)
+
+
+_NEG_N = [([0.5, 0.5, 0.5], [-1.0, np.nan, np.inf], F64, [0.0, 0.0, 0.0])]
+SPECIAL_MORE_TABLE = {
+    "bessel_j0": _bessel_rows(_mp(lambda m, x: m.besselj(0, x)), -30, 30, False,
+                              [([0.0, -np.inf, np.nan], F64, [1.0, np.nan, np.nan])]),
+    "bessel_j1": _bessel_rows(_mp(lambda m, x: m.besselj(1, x)), -30, 30, False,
+                              [([0.0, np.inf, np.nan], F32, [0.0, np.nan, np.nan])]),
+    "bessel_y0": _bessel_rows(_mp(lambda m, x: m.bessely(0, x)), 0.1, 30, False,
+                              [([0.0, -1.0, np.nan], F64, [-np.inf, np.nan, np.nan])]),
+    "bessel_y1": _bessel_rows(_mp(lambda m, x: m.bessely(1, x)), 0.1, 30, False,
+                              [([0.0, -1.0, np.nan], F32, [-np.inf, np.nan, np.nan])]),
+    "modified_bessel_i0": _bessel_rows(_mp(lambda m, x: m.besseli(0, x)), -30, 30,
+                                       special=[([0.0, np.inf, np.nan], F64, [1.0, np.nan, np.nan])]),
+    "modified_bessel_i1": _bessel_rows(_mp(lambda m, x: m.besseli(1, x)), -30, 30,
+                                       special=[([0.0, -np.inf, np.nan], F32, [0.0, np.nan, np.nan])]),
+    "modified_bessel_k0": _bessel_rows(_mp(lambda m, x: m.besselk(0, x)), 0.05, 30,
+                                       special=[([0.0, -1.0, np.inf], F64, [np.inf, np.nan, 0.0])]),
+    "modified_bessel_k1": _bessel_rows(_mp(lambda m, x: m.besselk(1, x)), 0.05, 30,
+                                       special=[([0.0, -1.0, np.inf], F32, [np.inf, np.nan, 0.0])]),
+    "scaled_modified_bessel_k0": _bessel_rows(_mp(lambda m, x: m.besselk(0, x) * m.exp(x)), 0.05, 30,
+                                              special=[([0.0, -1.0, np.inf], F64, [np.inf, np.nan, 0.0])]),
+    "scaled_modified_bessel_k1": _bessel_rows(_mp(lambda m, x: m.besselk(1, x) * m.exp(x)), 0.05, 30,
+                                              special=[([0.0, -1.0, np.inf], F32, [np.inf, np.nan, 0.0])]),
+    "spherical_bessel_j0": _bessel_rows(_mp(lambda m, x: m.sinc(x)), -30, 30,
+                                        special=[([0.0, np.inf, -np.inf, np.nan], F64, [1.0, 0.0, 0.0, np.nan])]),
+    "airy_ai": _bessel_rows(_mp(lambda m, x: m.airyai(x)), -2, 8,
+                            special=[([np.inf, -np.inf, 200.0, np.nan], F64, [np.nan, np.nan, 0.0, np.nan])]),
+    "chebyshev_polynomial_t": _poly_rows(lambda m, n, x: m.chebyt(n, x), special=_NEG_N),
+    "chebyshev_polynomial_u": _poly_rows(lambda m, n, x: m.chebyu(n, x), special=_NEG_N),
+    "chebyshev_polynomial_v": _poly_rows(_cheb_v, special=_NEG_N),
+    "chebyshev_polynomial_w": _poly_rows(_cheb_w, special=_NEG_N),
+    "shifted_chebyshev_polynomial_t": _poly_rows(_shifted(lambda m, n, x: m.chebyt(n, x)), 0, 1),
+    "shifted_chebyshev_polynomial_u": _poly_rows(_shifted(lambda m, n, x: m.chebyu(n, x)), 0, 1),
+    "shifted_chebyshev_polynomial_v": _poly_rows(_shifted(_cheb_v), 0, 1),
+    "shifted_chebyshev_polynomial_w": _poly_rows(_shifted(_cheb_w), 0, 1),
+    "hermite_polynomial_h": _poly_rows(lambda m, n, x: m.hermite(n, x), -3, 3,
+                                       special=[([0.5], [600.0], F64, [np.nan])]),
+    "hermite_polynomial_he": _poly_rows(_hermite_e, -3, 3, special=[([0.5], [200.0], F32, [np.nan])]),
+    "laguerre_polynomial_l": _poly_rows(lambda m, n, x: m.laguerre(n, 0, x), -2, 5, special=_NEG_N),
+    "legendre_polynomial_p": _poly_rows(lambda m, n, x: m.legendre(n, x), special=_NEG_N),
+}
+
+
 TABLE = {
     # creation and transfer
     "asarray": [
@@ -1916,6 +2008,7 @@ TABLE = {
     + [out(arr([0.0, 0.0, 2.0, 0.0, 1.0], F64), arr([0.0, np.inf, 0.0, np.nan, -1.0], F64),
            expect=[0.0, 0.0, -np.inf, np.nan, np.nan], dtype=F64, label="zeros-and-nan")],
     **SPECIAL_TABLE,
+    **SPECIAL_MORE_TABLE,
     "eq": compare_rows(np.equal),
     "ne": compare_rows(np.not_equal),
     "lt": compare_rows(np.less),

@@ -42,6 +42,16 @@ PRIMITIVES = (
     # dtype, int32 exponent)
     "lgamma", "digamma", "polygamma", "erfc", "erfinv", "i0", "i0e", "i1", "i1e", "ndtri", "log_ndtr", "erfcx",
     "entr", "zeta", "igamma", "igammac", "xlog1py", "nextafter", "frexp",
+    # more of torch.special (numpy_special.py, elementwise.cu's SPECIAL_MORE_KERNELS), computed in
+    # the array's float dtype as torch's kernels: Bessel J/Y/I/K of orders 0 and 1, K scaled by
+    # exp(x), spherical j0, Airy Ai (unary); the orthogonal polynomials p(x, n) of x and a degree n
+    # (two operands as the binary math above; n truncated to an integer, NaN/inf/negative give 0)
+    "bessel_j0", "bessel_j1", "bessel_y0", "bessel_y1", "modified_bessel_i0", "modified_bessel_i1",
+    "modified_bessel_k0", "modified_bessel_k1", "scaled_modified_bessel_k0", "scaled_modified_bessel_k1",
+    "spherical_bessel_j0", "airy_ai", "chebyshev_polynomial_t", "chebyshev_polynomial_u", "chebyshev_polynomial_v",
+    "chebyshev_polynomial_w", "shifted_chebyshev_polynomial_t", "shifted_chebyshev_polynomial_u",
+    "shifted_chebyshev_polynomial_v", "shifted_chebyshev_polynomial_w", "hermite_polynomial_h",
+    "hermite_polynomial_he", "laguerre_polynomial_l", "legendre_polynomial_p",
     # integer bit math (int32/int64 operands of one dtype or a Python int; and/or/xor/not also bool):
     # shifts by a count outside [0, bits) give 0 (-1 for negatives shifted right); gcd/lcm >= 0
     # except |INT_MIN|, which wraps

@@ -29,6 +29,15 @@ COMPARE_OPS["f64"] = COMPARE_OPS["i64"] = COMPARE_OPS["i32"] = COMPARE_OPS["f32"
 SPECIAL_UNARY = ("lgamma", "digamma", "erfc", "erfinv", "i0", "i0e", "i1", "i1e", "ndtri", "log_ndtr", "erfcx",
                  "entr")
 SPECIAL_BINARY = ("zeta", "igamma", "igammac", "xlog1py", "nextafter")
+# elementwise.cu's SPECIAL_MORE_KERNELS (f32, f64, all forms): Bessel/Airy functions (unary) and
+# the orthogonal polynomials (x, n binary)
+SPECIAL_UNARY += ("bessel_j0", "bessel_j1", "bessel_y0", "bessel_y1", "modified_bessel_i0", "modified_bessel_i1",
+                  "modified_bessel_k0", "modified_bessel_k1", "scaled_modified_bessel_k0", "scaled_modified_bessel_k1",
+                  "spherical_bessel_j0", "airy_ai")
+SPECIAL_BINARY += ("chebyshev_polynomial_t", "chebyshev_polynomial_u", "chebyshev_polynomial_v",
+                   "chebyshev_polynomial_w", "shifted_chebyshev_polynomial_t", "shifted_chebyshev_polynomial_u",
+                   "shifted_chebyshev_polynomial_v", "shifted_chebyshev_polynomial_w", "hermite_polynomial_h",
+                   "hermite_polynomial_he", "laguerre_polynomial_l", "legendre_polynomial_p")
 BIT_BINARY = ("bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_left_shift", "bitwise_right_shift", "gcd", "lcm")
 BOOL_BIT_BINARY = ("bitwise_and", "bitwise_or", "bitwise_xor")
 # bool arithmetic is logic, as in NumPy

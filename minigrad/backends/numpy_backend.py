@@ -244,6 +244,13 @@ def xlogy(a, b):
 from .numpy_special import (lgamma, digamma, polygamma, erfc, erfinv, i0, i0e, i1, i1e, ndtri, log_ndtr,  # noqa: E402,F401
                             erfcx, entr, zeta, igamma, igammac, xlog1py, nextafter, frexp, bitwise_and, bitwise_or,
                             bitwise_xor, bitwise_not, bitwise_left_shift, bitwise_right_shift, gcd, lcm)
+from .numpy_special import (bessel_j0, bessel_j1, bessel_y0, bessel_y1, modified_bessel_i0,  # noqa: E402,F401
+                            modified_bessel_i1, modified_bessel_k0, modified_bessel_k1, scaled_modified_bessel_k0,
+                            scaled_modified_bessel_k1, spherical_bessel_j0, airy_ai, chebyshev_polynomial_t,
+                            chebyshev_polynomial_u, chebyshev_polynomial_v, chebyshev_polynomial_w,
+                            shifted_chebyshev_polynomial_t, shifted_chebyshev_polynomial_u,
+                            shifted_chebyshev_polynomial_v, shifted_chebyshev_polynomial_w, hermite_polynomial_h,
+                            hermite_polynomial_he, laguerre_polynomial_l, legendre_polynomial_p)
 
 
 def sign(a):

@@ -614,3 +614,367 @@ def lcm(a, b):
     g = gcd(a, b)
     with np.errstate(over="ignore"):
         return np.abs(np.where(g == 0, 0, a // np.where(g == 0, 1, g) * b))
+
+
+# ---- Bessel J/Y of orders 0 and 1, K0/K1, Airy Ai, j0 (torch.special's bessel_j0, ...) -----------
+# Cephes's rational approximations (the coefficients below are its published tables), evaluated as
+# torch's kernels evaluate them: plain Horner sums of the tables as listed (torch leaves out the
+# leading unit coefficient of Cephes's p1evl denominators, and agreeing with torch means doing the
+# same), in the argument's own dtype (torch's kernels run in T, and float32 overflow and rounding
+# is part of their results).
+
+def _native_op(fn):
+    """fn over a in a's own dtype, the result in that dtype; IEEE warnings stay silent."""
+    def op(a, *args):
+        with np.errstate(all="ignore"):
+            return np.asarray(fn(np.asarray(a), *args), dtype=a.dtype)
+    op.__name__ = fn.__name__
+    return op
+
+
+_J0_PP = (0.0007969367292973471, 0.08283523921074408, 1.239533716464143, 5.447250030587687,
+          8.74716500199817, 5.303240382353949, 1.0)
+_J0_PQ = (0.0009244088105588637, 0.08562884743544745, 1.2535274390105895, 5.470977403304171,
+          8.761908832370695, 5.306052882353947, 1.0)
+_J0_QP = (-0.011366383889846916, -1.2825271867050931, -19.553954425773597, -93.20601521237683,
+          -177.68116798048806, -147.07750515495118, -51.41053267665993, -6.050143506007285)
+_J0_QQ = (64.3178256118178, 856.4300259769806, 3882.4018360540163, 7240.467741956525,
+          5930.727011873169, 2062.0933166032783, 242.0057402402914)
+_J0_RP = (-4794432209.782018, 1956174919465.5657, -249248344360967.72, 9708622510473064.0)
+_J0_RQ = (499.563147152651, 173785.4016763747, 48440965.83399621, 11185553704.535683,
+          2112775201154.892, 310518229857422.56, 3.1812195594320496e+16, 1.7108629408104315e+18)
+_Y0_YP = (15592.436785523574, -14663929.59039716, 5435264770.518765, -982136065717.9115,
+          87590639439536.7, -3466283033847297.0, 4.4273326857256984e+16, -1.8495080043698668e+16)
+_Y0_YQ = (1041.2835366425984, 626107.330137135, 268919633.39381415, 86400248710.3935,
+          20297961275010.555, 3171577528429750.5, 2.5059625617265306e+17)
+_J1_PP = (0.0007621256162081731, 0.07313970569409176, 1.1271960812968493, 5.112079511468076,
+          8.424045901417724, 5.214515986823615, 1.0)
+_J1_PQ = (0.0005713231280725487, 0.06884559087544954, 1.105142326340617, 5.073863861286015,
+          8.399855543276042, 5.209828486823619, 1.0)
+_J1_QP = (0.05108625947501766, 4.982138729512334, 75.82382841325453, 366.7796093601508,
+          710.8563049989261, 597.4896124006136, 211.68875710057213, 25.207020585802372)
+_J1_QQ = (74.23732770356752, 1056.4488603826283, 4986.410583376536, 9562.318924047562,
+          7997.041604473507, 2826.1927851763908, 336.0936078106983)
+_J1_RP = (-899971225.7055594, 452228297998.19403, -72749424522181.83, 3682957328638529.0)
+_J1_RQ = (620.8364781180543, 256987.25675774884, 83514679.14319493, 22151159547.97925,
+          4749141220799.914, 784369607876235.9, 8.952223361846274e+16, 5.322786203326801e+18)
+_Y1_YP = (1263204747.9017804, -647355876379.1603, 114509511541823.73, -8127702555013251.0,
+          2.024394757135949e+17, -7.788771962659501e+17)
+_Y1_YQ = (594.3015923461282, 235564.09294306856, 73481194.44597217, 18760131610.870617,
+          3882312774962.3857, 620557727146953.8, 6.871410873553005e+16, 3.9727060811656064e+18)
+_K0_A = (1.374465435613523e-16, 4.25981614279661e-14, 1.0349695257633842e-11, 1.904516377220209e-09,
+         2.5347910790261494e-07, 2.286212103119452e-05, 0.001264615411446926, 0.0359799365153615,
+         0.3442898999246285, -0.5353273932339028)
+_K0_B = (5.300433772686263e-18, -1.6475804301524212e-17, 5.2103915050390274e-17, -1.678231096805412e-16,
+         5.512055978524319e-16, -1.848593377343779e-15, 6.3400764774050706e-15, -2.2275133269916698e-14,
+         8.032890775363575e-14, -2.9800969231727303e-13, 1.140340588208475e-12, -4.514597883373944e-12,
+         1.8559491149547177e-11, -7.957489244477107e-11, 3.577397281400301e-10, -1.69753450938906e-09,
+         8.574034017414225e-09, -4.660489897687948e-08, 2.766813639445015e-07, -1.8317555227191195e-06,
+         1.39498137188765e-05, -0.00012849549581627802, 0.0015698838857300533, -0.0314481013119645,
+         2.4403030820659555)
+_K1_A = (-7.023863479386288e-18, -2.427449850519366e-15, -6.666901694199329e-13, -1.4114883926335278e-10,
+         -2.213387630734726e-08, -2.4334061415659684e-06, -0.0001730288957513052, -0.006975723859639864,
+         -0.12261118082265715, -0.3531559607765449, 1.5253002273389478)
+_K1_B = (-5.756744483665017e-18, 1.7940508731475592e-17, -5.689462558442859e-17, 1.838093544366639e-16,
+         -6.057047248373319e-16, 2.038703165624334e-15, -7.019837090418314e-15, 2.4771544244813043e-14,
+         -8.976705182324994e-14, 3.3484196660784293e-13, -1.2891739609510289e-12, 5.13963967348173e-12,
+         -2.1299678384275683e-11, 9.218315187605006e-11, -4.1903547593418965e-10, 2.015049755197033e-09,
+         -1.0345762465678097e-08, 5.7410841254500495e-08, -3.5019606030878126e-07, 2.406484947837217e-06,
+         -1.936197974166083e-05, 0.00019521551847135162, -0.002857816859622779, 0.10392373657681724,
+         2.7206261904844427)
+_AI_AN = (0.346538101525629, 12.007595273964581, 76.27960536152345, 168.08922493463058,
+          159.75639135016442, 70.53609068404442, 14.026469116338967, 1.0)
+_AI_AD = (0.5675945326387702, 14.75625625848472, 84.51389701414746, 177.31808814540045,
+          164.2346928715297, 71.47784008255756, 14.095913560783403, 1.0)
+_AI_AFN = (-0.1316963234183318, -0.6264565444319123, -0.6931580360369335, -0.2797799815451191,
+           -0.04919001326095003, -0.004062659235948854, -0.0001592764962392621, -2.776491081552329e-06,
+           -1.6778769848911465e-08)
+_AI_AFD = (13.356042070655324, 32.682503279522464, 26.736704094149957, 9.187074029072596,
+           1.4752914677166642, 0.11568717379518804, 0.004402916416152112, 7.547203482874142e-05,
+           4.5185009297058035e-07)
+_AI_AGN = (0.01973399320916857, 0.39110302961568827, 1.0657989759959559, 0.9391692298166502,
+           0.35146565610554764, 0.06338889196289255, 0.005858041130483885, 0.000282851600836737,
+           6.98793669997261e-06, 8.117892395543892e-08, 3.415517847659236e-10)
+_AI_AGD = (9.30892908077442, 19.835292871831214, 15.564662893286462, 5.476860694229755,
+           0.9542936116189619, 0.08645808263523921, 0.004126565238242226, 0.00010125908511650914,
+           1.1716673321441352e-06, 4.9183457006293e-09)
+_TWO_OVER_SQRT_2PI = 0.797884560802865355879892119868763737   # sqrt(2 / pi)
+_TWO_OVER_PI = 0.636619772367581343075535053490057448
+_QUARTER_PI, _THREE_QUARTER_PI = 0.785398163397448309615660845819875721, 2.356194490192344928846982537459627163
+
+
+def _large_x(x, w, tables, shift, second):
+    """Cephes's form for x > 5: sqrt(2 / (pi x)) (P cos(x - shift) - 5/x Q sin(x - shift)), and
+    for the second kind P sin + 5/x Q cos; P = PP/PQ and Q = QP/QQ in w = 25 / x^2."""
+    pp, pq, qp, qq = tables
+    p = _polevl(w, pp) / _polevl(w, pq)
+    q = 5 / x * (_polevl(w, qp) / _polevl(w, qq))
+    c, s = np.cos(x - shift), np.sin(x - shift)
+    r = p * s + q * c if second else p * c - q * s
+    return r * _TWO_OVER_SQRT_2PI / np.sqrt(x)
+
+
+_J0_LARGE = (_J0_PP, _J0_PQ, _J0_QP, _J0_QQ)
+_J1_LARGE = (_J1_PP, _J1_PQ, _J1_QP, _J1_QQ)
+
+
+def _j0(x):
+    ax = np.abs(x)
+    z = ax * ax
+    mid = (z - 5.78318596294678452118) * (z - 30.4712623436620863991) * _polevl(z, _J0_RP) / _polevl(z, _J0_RQ)
+    far = _large_x(ax, 25 / (ax * ax), _J0_LARGE, _QUARTER_PI, False)
+    return np.where(ax <= 5, np.where(ax < 1e-5, 1 - z / 4, mid), far)
+
+
+def _j1(x):
+    z = x * x
+    mid = _polevl(z, _J1_RP) / _polevl(z, _J1_RQ) * x * (z - 14.6819706421238932572) * (z - 49.2184563216946036703)
+    ax = np.abs(x)
+    far = _large_x(ax, 5 / ax * (5 / ax), _J1_LARGE, _THREE_QUARTER_PI, False)
+    return np.where(ax <= 5, mid, np.where(x < 0, -far, far))
+
+
+def _second_kind(x, near, far):
+    """Y_n: -inf at 0, NaN below 0 (and at -inf), near(x) on (0, 5], far(x) beyond."""
+    out = np.where(x <= 5, near, far)
+    return np.where(x == 0, -np.inf, np.where(x < 0, np.nan, out))
+
+
+bessel_j0 = _native_op(_j0)
+bessel_j0.__name__ = "bessel_j0"
+bessel_j1 = _native_op(_j1)
+bessel_j1.__name__ = "bessel_j1"
+
+
+@_native_op
+def bessel_y0(x):
+    z = x * x
+    near = _polevl(z, _Y0_YP) / _polevl(z, _Y0_YQ) + _TWO_OVER_PI * np.log(x) * _j0(x)
+    return _second_kind(x, near, _large_x(x, 25 / (x * x), _J0_LARGE, _QUARTER_PI, True))
+
+
+@_native_op
+def bessel_y1(x):
+    z = x * x
+    near = x * (_polevl(z, _Y1_YP) / _polevl(z, _Y1_YQ)) + _TWO_OVER_PI * (_j1(x) * np.log(x) - 1 / x)
+    return _second_kind(x, near, _large_x(x, 5 / x * (5 / x), _J1_LARGE, _THREE_QUARTER_PI, True))
+
+
+def _mod_i(x, order):
+    """I_0 / I_1 unscaled: exp(|x|) times Cephes's Chebyshev series (the full tables in float32 too)."""
+    ax = np.abs(x)
+    e = np.exp(ax)
+    if order:
+        near = _chbevl(ax / 2 - 2, _I1E_A) * ax * e
+        far = e * _chbevl(32 / ax - 2, _I1E_B) / np.sqrt(ax)
+    else:
+        near = e * _chbevl(ax / 2 - 2, _I0E_A)
+        far = e * _chbevl(32 / ax - 2, _I0E_B) / np.sqrt(ax)
+    out = np.where(ax <= 8, near, far)
+    return np.where(x < 0, -out, out) if order else out
+
+
+modified_bessel_i0 = _native_op(lambda x: _mod_i(x, 0))
+modified_bessel_i0.__name__ = "modified_bessel_i0"
+modified_bessel_i1 = _native_op(lambda x: _mod_i(x, 1))
+modified_bessel_i1.__name__ = "modified_bessel_i1"
+
+
+def _mod_k(order, scaled):
+    """K_0 / K_1 (scaled: times exp(x)): +inf at 0, NaN below 0; Cephes's series in x^2 - 2 on
+    (0, 2] and in 8/x - 2 beyond."""
+    near_tab, far_tab = (_K1_A, _K1_B) if order else (_K0_A, _K0_B)
+
+    def fn(x):
+        c = _chbevl(x * x - 2, near_tab)
+        lg = np.log(0.5 * x)
+        near = lg * _mod_i(x, 1) + c / x if order else c - lg * _mod_i(x, 0)
+        far = _chbevl(8 / x - 2, far_tab) / np.sqrt(x)
+        if scaled:
+            near = near * np.exp(x)
+        else:
+            far = np.exp(-x) * _chbevl(8 / x - 2, far_tab) / np.sqrt(x)
+        out = np.where(x <= 2, near, far)
+        return np.where(x == 0, np.inf, np.where(x < 0, np.nan, out))
+    fn.__name__ = ("scaled_" if scaled else "") + f"modified_bessel_k{order}"
+    return _native_op(fn)
+
+
+modified_bessel_k0, modified_bessel_k1 = _mod_k(0, False), _mod_k(1, False)
+scaled_modified_bessel_k0, scaled_modified_bessel_k1 = _mod_k(0, True), _mod_k(1, True)
+
+# 1/(2k+1)! for k = 6 .. 1 and 1 (the Maclaurin series of sin(x)/x in x^2, highest power first)
+_SINC_SERIES = (1 / 6227020800.0, -1 / 39916800.0, 1 / 362880.0, -1 / 5040.0, 1 / 120.0, -1 / 6.0, 1.0)
+
+
+@_native_op
+def spherical_bessel_j0(x):
+    """sin(x) / x: its Maclaurin series below |x| = 1/2, 0 at +-inf."""
+    out = np.where(np.abs(x) < 0.5, _polevl(x * x, _SINC_SERIES), np.sin(x) / x)
+    return np.where(np.isinf(x), 0, out)
+
+
+def _airy_series(x):
+    """Ai(x) = c1 f(x) - c2 g(x) from the Maclaurin series f, g in x^3, summed until a term of f is
+    below the dtype's epsilon relative to f (per element)."""
+    eps = np.finfo(x.dtype).eps
+    z = x * x * x
+    f, g, m, n = np.ones_like(x), x.copy(), np.ones_like(x), x.copy()
+    k = 1
+    live = np.ones(x.shape, bool)
+    while live.any():
+        m2 = m * z / (k + 1) / (k + 2)
+        n2 = n * z / (k + 2) / (k + 3)
+        f2, g2 = f + m2, g + n2
+        m, n, f, g = (np.where(live, a, b) for a, b in ((m2, m), (n2, n), (f2, f), (g2, g)))
+        live = live & (np.abs(m / f) > eps)
+        k += 3
+    return 0.355028053887817239260 * f - 0.258819403792806798405 * g
+
+
+@_native_op
+def airy_ai(x):
+    """Cephes's Ai: the oscillating asymptotic form below -2.09, the decaying one from 2.09 (0 past
+    103.892), the Maclaurin series between; NaN at +-inf."""
+    neg = np.where(x < -2.09, x, -3.0).astype(x.dtype)
+    zeta = -2 * neg * np.sqrt(-neg) / 3
+    z = 1 / zeta
+    zz = z * z
+    t = zeta + 0.25 * _PI
+    osc = 5.64189583547756286948e-01 / np.sqrt(np.sqrt(-neg)) * (
+        np.sin(t) * (1 + zz * _polevl(zz, _AI_AFN) / _polevl(zz, _AI_AFD)) - np.cos(t) * (z * _polevl(zz, _AI_AGN) / _polevl(zz, _AI_AGD)))
+    pos = np.where(x >= 2.09, x, 3.0).astype(x.dtype)
+    zeta = 2 * pos * np.sqrt(pos) / 3
+    decay = 5.64189583547756286948e-01 * (_polevl(1 / zeta, _AI_AN) / _polevl(1 / zeta, _AI_AD)) / (
+        2 * np.sqrt(np.sqrt(pos)) * np.exp(zeta))
+    mid = np.where((x >= -2.09) & (x < 2.09) | np.isnan(x), x, 0.0).astype(x.dtype)
+    out = np.where(x < -2.09, osc, np.where(x >= 2.09, decay, _airy_series(mid)))
+    out = np.where(x > 103.892, 0, out)
+    return np.where(np.isinf(x), np.nan, out)
+
+
+# ---- the orthogonal polynomials (torch.special's chebyshev_polynomial_t, ...) ----------------------
+# P_n(x) for a float n, truncated to an integer as torch's kernels cast it (NaN, +-inf and
+# |n| >= 2^63 count as negative, as the x86 conversion makes them): 0 for n < 0, closed forms at the
+# interval's ends and, for larger n inside it, the trigonometric forms torch switches to, else the
+# three-term recurrence, per element, in the dtype of x, stopping early where it has become NaN.
+
+def _degree(n):
+    ok = np.isfinite(n) & (np.abs(n) < 2.0 ** 63)
+    return np.where(ok, np.trunc(np.where(ok, n, 0)), -1).astype(np.int64)
+
+
+def _recurrence(deg, p, q, step):
+    """q after deg - 1 steps (p, q) <- (q, step(j, p, q)), j = 1, 2, ... per element."""
+    todo = deg - 1
+    for j in range(1, int(todo.max(initial=0)) + 1):
+        live = (todo >= j) & ~np.isnan(q)
+        if not live.any():
+            break
+        r = step(j, p, q)
+        p, q = np.where(live, q, p), np.where(live, r, q)
+    return q
+
+
+def _cases(deg, default, *cases):
+    """default where no (mask, value) pair holds, else the value of the first that does."""
+    out = default
+    for mask, value in reversed(cases):
+        out = np.where(mask, value, out)
+    return out
+
+
+def _poly(fn):
+    """fn(x, n, dtype) over x and n of one float dtype, broadcast to one shape."""
+    def op(a, b):
+        dt = (a if isinstance(a, np.ndarray) else b).dtype   # either may be a Python number
+        x, n = np.broadcast_arrays(np.asarray(a, dt), np.asarray(b, dt))
+        with np.errstate(all="ignore"):
+            return np.asarray(fn(np.array(x), _degree(n), dt), dtype=dt)
+    op.__name__ = fn.__name__
+    return op
+
+
+def _rounded(fn, dt):
+    """fn computed in float64 and rounded to dt: float32's correctly rounded acosf/cosf/sinf
+    (NumPy's own float32 loops may be an ulp off, which n times the angle makes visible)."""
+    return lambda v: fn(v.astype(np.float64)).astype(dt)
+
+
+def _chebyshev(kind, shifted):
+    """T, U, V, W (shifted: of 2x - 1). torch's trigonometric form takes over for n above a
+    threshold inside (-1, 1): 6 for T, 8 for U, V, W; 6 for the shifted ones but W's 4."""
+    limit = (6 if kind == "t" else 8) if not shifted else (4 if kind == "w" else 6)
+
+    def fn(x, n, dt):
+        acos, cos, sin = (_rounded(f, dt) for f in (np.arccos, np.cos, np.sin))
+        y = x + x - 1 if shifted else x
+        top = (x == 1) if shifted else (np.abs(x) == 1) & (x > 0)
+        bottom = (x == 0) if shifted else (np.abs(x) == 1) & (x < 0)
+        nf = n.astype(dt)
+        even = n % 2 == 0
+        sign = np.where(even, 1, -1).astype(dt)
+        theta = acos(y)
+        two_n1 = (n + n + 1).astype(dt)
+        if kind == "t":
+            first, ends = y, (1, sign)
+            trig = cos(nf * theta)
+        elif kind == "u":
+            first, ends = y + y, ((n + 1).astype(dt), sign * (n + 1).astype(dt))
+            s = sin(theta)
+            n1 = (n + 1).astype(dt)
+            trig = np.where(s != 0, sin(n1 * theta) / s, n1 * cos(n1 * theta) / y)
+        elif kind == "v":
+            first, ends = y + y - 1, (1, sign * two_n1)
+            trig = np.where(sin(theta / 2) != 1, cos((nf + 0.5) * theta) / cos(theta / 2), sign * two_n1)
+        else:
+            first, ends = y + y + 1, (two_n1, sign)
+            at_top = y > 0 if not shifted else np.zeros_like(y, bool)
+            trig = np.where(cos(theta / 2) != 1, sin((nf + 0.5) * theta) / sin(theta / 2),
+                            np.where(at_top, two_n1, sign))
+        inside = (n > limit) & (np.abs(y) < 1)
+        rec = _recurrence(np.where(inside | top | bottom, 0, n), np.ones_like(y), first, lambda j, p, q: (y + y) * q - p)
+        return _cases(n, rec, (n < 0, 0), (top, ends[0]), (bottom, ends[1]), (inside, trig), (n == 0, 1),
+                      (n == 1, first))
+    fn.__name__ = ("shifted_" if shifted else "") + "chebyshev_polynomial_" + kind
+    return _poly(fn)
+
+
+chebyshev_polynomial_t, chebyshev_polynomial_u, chebyshev_polynomial_v, chebyshev_polynomial_w = (
+    _chebyshev(k, False) for k in "tuvw")
+(shifted_chebyshev_polynomial_t, shifted_chebyshev_polynomial_u, shifted_chebyshev_polynomial_v,
+ shifted_chebyshev_polynomial_w) = (_chebyshev(k, True) for k in "tuvw")
+
+
+def _hermite_limit(dt):
+    return 128 if dt == np.float32 else 512   # torch gives NaN beyond this degree
+
+
+@_poly
+def hermite_polynomial_h(x, n, dt):
+    big = n > _hermite_limit(dt)
+    rec = _recurrence(np.where(big, 0, n), np.ones_like(x), x + x, lambda j, p, q: (x + x) * q - dt.type(2 * j) * p)
+    return _cases(n, rec, (n < 0, 0), (n == 0, 1), (n == 1, x + x), (big, np.nan))
+
+
+@_poly
+def hermite_polynomial_he(x, n, dt):
+    big = n > _hermite_limit(dt)
+    rec = _recurrence(np.where(big, 0, n), np.ones_like(x), x, lambda j, p, q: x * q - dt.type(j) * p)
+    return _cases(n, rec, (n < 0, 0), (n == 0, 1), (n == 1, x), (big, np.nan))
+
+
+@_poly
+def laguerre_polynomial_l(x, n, dt):
+    zero = np.abs(x) == 0
+    rec = _recurrence(np.where(zero, 0, n), np.ones_like(x), 1 - x,
+                      lambda j, p, q: ((dt.type(2 * j) + (1 - x)) * q - dt.type(j) * p) / dt.type(j + 1))
+    return _cases(n, rec, (n < 0, 0), (zero, 1), (n == 0, 1), (n == 1, 1 - x))
+
+
+@_poly
+def legendre_polynomial_p(x, n, dt):
+    ends = np.abs(x) == 1
+    rec = _recurrence(np.where(ends, 0, n), np.ones_like(x), x,
+                      lambda j, p, q: (dt.type(2 * j + 1) * x * q - dt.type(j) * p) / dt.type(j + 1))
+    return _cases(n, rec, (n < 0, 0), (ends, np.where((x > 0) | (n % 2 == 0), 1, -1)), (n == 0, 1), (n == 1, x))

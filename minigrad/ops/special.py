@@ -548,3 +548,88 @@ def install(cls):
     for name, fn in METHODS.items():
         setattr(cls, name, fn)
 
+
+
+# ---- more of torch.special: Bessel and Airy functions, the orthogonal polynomials -----------------
+# Backend primitives of their own (elementwise.cu's SPECIAL_MORE_KERNELS, numpy_special.py), in the
+# float dtype of the input as torch's kernels (integer and bool inputs in the default float dtype;
+# float16 gets torch's NotImplementedError). torch registers no derivative for any of them: their
+# results never require grad, whatever the inputs do.
+
+BESSEL = ("bessel_j0", "bessel_j1", "bessel_y0", "bessel_y1", "modified_bessel_i0", "modified_bessel_i1",
+          "modified_bessel_k0", "modified_bessel_k1", "scaled_modified_bessel_k0", "scaled_modified_bessel_k1",
+          "spherical_bessel_j0", "airy_ai")
+POLYNOMIALS = ("chebyshev_polynomial_t", "chebyshev_polynomial_u", "chebyshev_polynomial_v", "chebyshev_polynomial_w",
+               "shifted_chebyshev_polynomial_t", "shifted_chebyshev_polynomial_u", "shifted_chebyshev_polynomial_v",
+               "shifted_chebyshev_polynomial_w", "hermite_polynomial_h", "hermite_polynomial_he",
+               "laguerre_polynomial_l", "legendre_polynomial_p")
+# torch's bindings name the argument of these x, of the other Bessel functions input
+_ARG_X = ("scaled_modified_bessel_k0", "scaled_modified_bessel_k1", "spherical_bessel_j0", "airy_ai")
+# the overloads torch's parser lists for the polynomials
+_POLYNOMIAL_SPECS = ("Tensor x, Tensor n, *, Tensor out=None", "Scalar x, Tensor n, *, Tensor out=None",
+                     "Tensor x, Scalar n, *, Tensor out=None")
+
+
+def _no_half(name, t):
+    from ..dtypes import float16
+    if t.dtype is float16:
+        raise _not_implemented(name, t)
+    return t
+
+
+def _bessel_function(name):
+    arg = "x" if name in _ARG_X else "input"
+
+    def fn(input):
+        if not isinstance(input, Tensor):
+            raise TypeError(f"special_{name}(): argument '{arg}' (position 1) must be Tensor, "
+                            f"not {typename(type(input))}")
+        t = _float(_no_half(name, input))
+        return _make(getattr(t._device.backend, name)(t._data), t._device)
+    if arg == "x":   # the parameter under torch's name, for keyword calls
+        def fn_x(x):
+            return fn(x)
+        return fn_x
+    return fn
+
+
+def _polynomial_function(name):
+    shown = "special_" + name
+
+    def fn(*args, **kwargs):
+        from .._arg_errors import Parser
+        bound = _bind_xn(args, kwargs)
+        if bound is None:
+            raise Parser(shown, *_POLYNOMIAL_SPECS).error(args, kwargs)
+        x, n = bound
+        if isinstance(x, Tensor) and isinstance(n, Tensor):
+            a, b = ew._operands(x, n, True)
+        elif isinstance(x, Tensor) and _is_number(n):
+            a, b = ew._operands(x, n, True)
+            b = float(b)
+        elif _is_number(x) and isinstance(n, Tensor):
+            a, b = ew._operands(ew._scalar_tensor(x, n), n, True)
+        else:
+            raise Parser(shown, *_POLYNOMIAL_SPECS).error(args, kwargs)
+        _no_half(name, a)
+        return ew._apply_binary(getattr(a._device.backend, name), a, b)
+    return fn
+
+
+def _bind_xn(args, kwargs):
+    """(x, n) from a call's arguments as Python would bind them to (x, n), else None."""
+    names = ("x", "n")
+    if len(args) > 2 or any(k not in names or names.index(k) < len(args) for k in kwargs):
+        return None
+    values = list(args) + [kwargs[k] for k in names[len(args):] if k in kwargs]
+    return tuple(values) if len(values) == 2 else None
+
+
+def more_special_functions():
+    """torch.special's Bessel/Airy functions and orthogonal polynomials, by name."""
+    fns = {name: _bessel_function(name) for name in BESSEL}
+    fns.update({name: _polynomial_function(name) for name in POLYNOMIALS})
+    for name, fn in fns.items():
+        fn.__name__ = fn.__qualname__ = name
+        fn.__module__ = "minigrad.special"
+    return fns
