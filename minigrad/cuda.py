@@ -250,13 +250,15 @@ _seeds = {}  # device index -> the seed its generator was last seeded with
 
 
 def manual_seed(seed):
+    index = current_device()  # the no-GPU error first, before the backend (which needs CuPy) loads
     from .backends import cuda_backend
-    index = current_device()
     cuda_backend.for_device(index).seed(int(seed))
     _seeds[index] = int(seed)
 
 
 def manual_seed_all(seed):
+    if not device_count():
+        return
     from .backends import cuda_backend
     for i in range(device_count()):
         cuda_backend.for_device(i).seed(int(seed))

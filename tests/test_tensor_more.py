@@ -63,6 +63,8 @@ PROGRAMS = {
     "dist-0": lambda L, d: L.dist(L.tensor(M, device=d), L.tensor([1.0, 1.0, 2.0], device=d), 0),
     "renorm": lambda L, d: (lambda a: _backward(L, d, (L.renorm(a, 2, 0, 3.0), a.renorm(1, 1, 2.5)), a))(_leaf(L, d, M)),
     "renorm_": lambda L, d: L.tensor(M, device=d).renorm_(2, 0, 1.0),
+    "renorm-p": lambda L, d: L.renorm(L.ones(2, 2, device=d), 0, 0, 1.0),
+    "renorm-maxnorm": lambda L, d: L.renorm(L.ones(2, 2, device=d), 2, 0, -1.0),
     "isin": lambda L, d: (L.isin(L.tensor([1, 2, 3, 4], device=d), L.tensor([2, 4], device=d)),
                           L.isin(L.tensor([1.0, 2.0, float("nan")], device=d), 2.0, invert=True),
                           L.isin(3, L.tensor([3, 4], device=d)),

@@ -342,7 +342,7 @@ def affine_grid_generator(theta, size, align_corners):
     _check_bool(align_corners, "affine_grid_generator", "align_corners", 3)
     size = tuple(int(s) for s in size)
     if len(size) not in (4, 5):
-        raise RuntimeError(f"AffineGridGenerator needs 4d (spatial) or 5d (volumetric) inputs.")
+        raise RuntimeError("AffineGridGenerator needs 4d (spatial) or 5d (volumetric) inputs.")
     D = len(size) - 2
     tn = theta._data.shape[0] if theta._data.ndim else 0
     if theta._data.ndim != 3 or tn != size[0]:

@@ -384,9 +384,9 @@ def renorm(input, p, dim, maxnorm):
     """Each slice along dim whose p-norm exceeds maxnorm scaled down to norm maxnorm."""
     _tensor(input, "renorm")
     if p <= 0:
-        raise RuntimeError(f"renorm: non-positive-norm not supported")
+        raise RuntimeError("renorm: non-positive-norm not supported")
     if maxnorm < 0:
-        raise RuntimeError(f"renorm: expected maxnorm to be >= 0 but got {maxnorm}")
+        raise RuntimeError(f"renorm: expected maxnorm to be >= 0 but got {maxnorm:g}")
     d = _wrap_dim(dim, input._data.ndim)
 
     def run(x):

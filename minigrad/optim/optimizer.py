@@ -117,11 +117,13 @@ def _check_adam_args(lr, betas, eps, weight_decay):
     """The range checks of the hyperparameters the Adam family shares (Adam, AdamW, Adamax, NAdam,
     RAdam), in torch's order so that the first bad value is the one reported."""
     _check_scalar_tensor(lr, "lr")
-    _refuse_unless(lr >= 0.0, f"Invalid learning rate: {lr}")
-    _refuse_unless(eps >= 0.0, f"Invalid epsilon value: {eps}")
+    # each comparison keeps the number on the left, as torch's: a value of the wrong type then
+    # fails with Python's own TypeError for (float, that type), as it does in torch
+    _refuse_unless(0.0 <= lr, f"Invalid learning rate: {lr}")
+    _refuse_unless(0.0 <= eps, f"Invalid epsilon value: {eps}")
     for i in (0, 1):
         _refuse_unless(0.0 <= betas[i] < 1.0, f"Invalid beta parameter at index {i}: {betas[i]}")
-    _refuse_unless(weight_decay >= 0.0, f"Invalid weight_decay value: {weight_decay}")
+    _refuse_unless(0.0 <= weight_decay, f"Invalid weight_decay value: {weight_decay}")
 
 
 def _scalar_dtype():
