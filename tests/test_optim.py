@@ -121,17 +121,25 @@ def _assert_same_state(opt, topt, tol):
 
 # ---- the updates ---------------------------------------------------------------------
 
-@pytest.mark.parametrize("dtype", ["float64", "float32"])
-@pytest.mark.parametrize("config", CONFIGS, ids=_config_id)
-def test_update_matches_torch(device, config, dtype):
+def run_both(run, name, kwargs, dtype, device, assert_state):
+    """run(lib, name, kwargs, dtype[, device]) under minigrad (on device) and torch: the parameters
+    must agree within TOL and stay leaves of that dtype and device, and the optimizers' states
+    must pass assert_state(opt, topt, tol). Returns (params, opt, tparams, topt)."""
     torch = _torch()
-    name, kwargs = config
-    params, opt = _run(minigrad, name, kwargs, dtype, device)
-    tparams, topt = _run(torch, name, kwargs, dtype)
+    params, opt = run(minigrad, name, kwargs, dtype, device)
+    tparams, topt = run(torch, name, kwargs, dtype)
     for p, tp in zip(params, tparams):
         np.testing.assert_allclose(_np(p), _np(tp), **TOL[dtype])
         assert p.dtype.name == dtype and p.device.type == device and p.is_leaf and p.requires_grad
-    _assert_same_state(opt, topt, TOL[dtype])
+    assert_state(opt, topt, TOL[dtype])
+    return params, opt, tparams, topt
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+@pytest.mark.parametrize("config", CONFIGS, ids=_config_id)
+def test_update_matches_torch(device, config, dtype):
+    name, kwargs = config
+    run_both(_run, name, kwargs, dtype, device, _assert_same_state)
 
 
 def test_parameters_without_grad_are_skipped():

@@ -3,7 +3,6 @@ same steps on the same values in both libraries, compared parameter by parameter
 state (torch on the CPU as the reference; minigrad on every device)."""
 import copy
 import inspect
-import math
 import warnings
 
 import numpy as np
@@ -11,7 +10,7 @@ import pytest
 
 import minigrad
 import minigrad.optim as optim
-from test_optim import STEPS, TOL, _a, _loss, _np, _setup, _tensor, _torch
+from test_optim import STEPS, TOL, _a, _config_id, _loss, _np, _setup, _tensor, _torch, run_both
 from test_optim_more import _run, _train_sometimes
 
 CONFIGS = [
@@ -49,22 +48,11 @@ def _assert_same_state(opt, topt, tol):
                     assert mine.device.type == "cpu"
 
 
-def _config_id(config):
-    name, kw = config
-    return name + "-" + "-".join(f"{k}={v}" for k, v in kw.items())
-
-
 @pytest.mark.parametrize("dtype", ["float64", "float32"])
 @pytest.mark.parametrize("config", CONFIGS, ids=_config_id)
 def test_update_matches_torch(device, config, dtype):
-    torch = _torch()
     name, kwargs = config
-    params, opt = _run(minigrad, name, kwargs, dtype, device)
-    tparams, topt = _run(torch, name, kwargs, dtype)
-    for p, tp in zip(params, tparams):
-        np.testing.assert_allclose(_np(p), _np(tp), **TOL[dtype])
-        assert p.dtype.name == dtype and p.device.type == device and p.is_leaf and p.requires_grad
-    _assert_same_state(opt, topt, TOL[dtype])
+    params, opt, tparams, topt = run_both(_run, name, kwargs, dtype, device, _assert_same_state)
     sd, tsd = opt.state_dict(), topt.state_dict()
     for i, entry in tsd["state"].items():
         assert list(sd["state"][i]) == list(entry)  # the same insertion order

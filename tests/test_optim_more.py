@@ -13,7 +13,7 @@ import pytest
 import minigrad
 import minigrad.optim as optim
 from minigrad.optim import lr_scheduler
-from test_optim import STEPS, TOL, _a, _assert_same_state, _loss, _np, _setup, _torch
+from test_optim import STEPS, TOL, _a, _assert_same_state, _config_id, _loss, _np, _setup, _torch, run_both
 
 CONFIGS = [
     ("Adamax", dict()),
@@ -44,11 +44,6 @@ CONFIGS = [
 ]
 
 
-def _config_id(config):
-    name, kw = config
-    return name + "-" + "-".join(f"{k}={v}" for k, v in kw.items())
-
-
 def _train_sometimes(opt, params, consts, steps=STEPS):
     """The loss of test_optim, plus the third parameter in every third step only: its grad is None
     (set_to_none) in the other steps, so its state must not move then."""
@@ -73,14 +68,8 @@ def _run(lib, name, kwargs, dtype="float64", device="cpu", steps=STEPS):
 @pytest.mark.parametrize("dtype", ["float64", "float32"])
 @pytest.mark.parametrize("config", CONFIGS, ids=_config_id)
 def test_update_matches_torch(device, config, dtype):
-    torch = _torch()
     name, kwargs = config
-    params, opt = _run(minigrad, name, kwargs, dtype, device)
-    tparams, topt = _run(torch, name, kwargs, dtype)
-    for p, tp in zip(params, tparams):
-        np.testing.assert_allclose(_np(p), _np(tp), **TOL[dtype])
-        assert p.dtype.name == dtype and p.device.type == device and p.is_leaf and p.requires_grad
-    _assert_same_state(opt, topt, TOL[dtype])
+    params, opt, tparams, topt = run_both(_run, name, kwargs, dtype, device, _assert_same_state)
     for key, value in opt.state[params[0]].items():
         if key not in ("step", "mu_product"):
             assert value.dtype.name == dtype and value.device.type == device, key
