@@ -14,7 +14,7 @@ from .. import Size, no_grad
 from ..autograd.function import Function
 from . import constraints
 from ._params import broadcast_all, eps, standard_normal, tiny
-from .distribution import Distribution
+from .distribution import Distribution, _CentredAtLoc
 from .exp_family import ExponentialFamily
 
 __all__ = ["Normal", "Uniform", "Exponential", "Laplace", "Gamma", "Beta"]
@@ -71,7 +71,7 @@ def _noise(dist_param, shape):
 
 # ---- Normal ------------------------------------------------------------------------------------
 
-class Normal(ExponentialFamily):
+class Normal(_CentredAtLoc, ExponentialFamily):
     """N(loc, scale^2): log p(x) = -z^2 / 2 - log(scale) - log(sqrt(2 pi)), z = (x - loc) / scale.
     As an exponential family its natural parameters are (loc / scale^2, -1 / (2 scale^2))."""
     arg_constraints = {"loc": constraints.real, "scale": constraints.positive}
@@ -85,14 +85,6 @@ class Normal(ExponentialFamily):
 
     def expand(self, batch_shape, _instance=None):
         return _expanded(self, Normal, batch_shape, _instance, ("loc", "scale"))
-
-    @property
-    def mean(self):
-        return self.loc
-
-    @property
-    def mode(self):
-        return self.loc
 
     @property
     def stddev(self):
@@ -262,7 +254,7 @@ class Exponential(ExponentialFamily):
 
 # ---- Laplace -----------------------------------------------------------------------------------
 
-class Laplace(Distribution):
+class Laplace(_CentredAtLoc, Distribution):
     """Laplace(loc, scale): p(x) = exp(-|x - loc| / scale) / (2 scale)."""
     arg_constraints = {"loc": constraints.real, "scale": constraints.positive}
     support = constraints.real
@@ -273,14 +265,6 @@ class Laplace(Distribution):
 
     def expand(self, batch_shape, _instance=None):
         return _expanded(self, Laplace, batch_shape, _instance, ("loc", "scale"))
-
-    @property
-    def mean(self):
-        return self.loc
-
-    @property
-    def mode(self):
-        return self.loc
 
     @property
     def variance(self):

@@ -19,7 +19,7 @@ from . import constraints
 from ._params import broadcast_all, clamp_probs, eps, logits_to_probs, probs_to_logits, standard_normal, tiny
 from .continuous import (Exponential, Gamma, Normal, Uniform, _adopt_shape, _checks_value, _clamp_values, _expanded,
                          _noise, _store_params)
-from .distribution import Distribution, lazy_property
+from .distribution import Distribution, _CentredAtLoc, lazy_property
 from .exp_family import ExponentialFamily
 from .transformed_distribution import TransformedDistribution
 from .transforms import AbsTransform, AffineTransform, ExpTransform, PowerTransform, StickBreakingTransform
@@ -653,7 +653,7 @@ def _best_fisher(loc, kappa, r, shape):
     return (theta + loc + math.pi) % (2 * math.pi) - math.pi  # centred on loc, wrapped to [-pi, pi)
 
 
-class VonMises(Distribution):
+class VonMises(_CentredAtLoc, Distribution):
     """The circular normal: p(theta) = exp(kappa cos(theta - loc)) / (2 pi I_0(kappa)). Sampled (no
     rsample) in float64."""
     arg_constraints = {"loc": constraints.real, "concentration": constraints.positive}
@@ -684,14 +684,6 @@ class VonMises(Distribution):
             b = (a - (2 * a).sqrt()) / (2 * kappa)
             r = mg.where(kappa < 1e-5, 1 / kappa + kappa, (1 + b.pow(2)) / (2 * b))
             return _best_fisher(loc, kappa, r, shape).to(self.loc.dtype)
-
-    @property
-    def mean(self):
-        return self.loc
-
-    @property
-    def mode(self):
-        return self.loc
 
     @property
     def variance(self):

@@ -181,6 +181,19 @@ class Distribution:
         return f"{self.__class__.__name__}({', '.join(shown)})"
 
 
+class _CentredAtLoc:
+    """For families symmetric and unimodal about `loc` (Normal, Laplace, VonMises, the
+    multivariate normals): their mean and mode are both loc. Listed before the base class."""
+
+    @property
+    def mean(self):
+        return self.loc
+
+    @property
+    def mode(self):
+        return self.loc
+
+
 def _finish_expand(new, source, batch_shape, event_shape=None):
     """The tail every expand shares: set new's shapes without re-validating its (already checked)
     parameters, and carry over source's validation flag."""

@@ -21,7 +21,6 @@ from .continuous_more import Cauchy, ContinuousBernoulli, Gumbel, HalfNormal, Pa
 from .dirichlet import Dirichlet
 from .discrete import Bernoulli, Binomial, Categorical, OneHotCategorical, Poisson
 from .discrete_more import Geometric
-from .distribution import Distribution
 from .exp_family import ExponentialFamily
 from .independent import Independent
 from .lowrank_multivariate_normal import LowRankMultivariateNormal

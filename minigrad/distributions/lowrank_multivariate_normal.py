@@ -15,7 +15,7 @@ import minigrad as mg
 from .. import Size
 from . import constraints
 from ._params import standard_normal
-from .distribution import Distribution, _checks_value, _expand_into, lazy_property
+from .distribution import Distribution, _CentredAtLoc, _checks_value, _expand_into, lazy_property
 from .multivariate_normal import _batch_mahalanobis, _batch_mv, _gaussian_entropy, _gaussian_log_prob
 
 __all__ = ["LowRankMultivariateNormal"]
@@ -45,7 +45,7 @@ def _batch_lowrank_mahalanobis(w, d, x, capacitance_tril):
     return (x.pow(2) / d).sum(-1) - _batch_mahalanobis(capacitance_tril, _batch_mv(_wt_dinv(w, d), x))
 
 
-class LowRankMultivariateNormal(Distribution):
+class LowRankMultivariateNormal(_CentredAtLoc, Distribution):
     arg_constraints = {"loc": constraints.real_vector, "cov_factor": constraints.independent(constraints.real, 2),
                        "cov_diag": constraints.independent(constraints.positive, 1)}
     support = constraints.real_vector
@@ -85,14 +85,6 @@ class LowRankMultivariateNormal(Distribution):
 
     def _matrix_shape(self):
         return self._batch_shape + self._event_shape + self._event_shape
-
-    @property
-    def mean(self):
-        return self.loc
-
-    @property
-    def mode(self):
-        return self.loc
 
     @lazy_property
     def variance(self):

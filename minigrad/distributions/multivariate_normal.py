@@ -14,7 +14,7 @@ import minigrad as mg
 from .. import Size
 from . import constraints
 from ._params import standard_normal
-from .distribution import Distribution, _checks_value, _expand_into, lazy_property
+from .distribution import Distribution, _CentredAtLoc, _checks_value, _expand_into, lazy_property
 
 __all__ = ["MultivariateNormal"]
 
@@ -72,7 +72,7 @@ _FACTORIZE = {
 }
 
 
-class MultivariateNormal(Distribution):
+class MultivariateNormal(_CentredAtLoc, Distribution):
     arg_constraints = {"loc": constraints.real_vector, "covariance_matrix": constraints.positive_definite,
                        "precision_matrix": constraints.positive_definite, "scale_tril": constraints.lower_cholesky}
     support = constraints.real_vector
@@ -123,14 +123,6 @@ class MultivariateNormal(Distribution):
         tril = self._unbroadcasted_scale_tril
         tril_inv = mg.linalg.inv(tril)
         return (tril_inv.mT @ tril_inv).expand(self._matrix_shape())
-
-    @property
-    def mean(self):
-        return self.loc
-
-    @property
-    def mode(self):
-        return self.loc
 
     @property
     def variance(self):
