@@ -1,6 +1,8 @@
 """The CUDA kernels, checked without a GPU: every source compiles with NVRTC for sm_80 and
-sm_90, every kernel the CUDA backend can launch exists in the compiled code, and the matmul
-kernels spill no registers (ptxas's report, through NVRTC)."""
+sm_90, every kernel the CUDA backend can launch exists in the compiled code, the matmul
+kernels spill no registers, and every kernel's registers fit the largest block the backend
+launches it with (ptxas's report, through NVRTC)."""
+import math
 import re
 from concurrent.futures import ThreadPoolExecutor
 
@@ -85,6 +87,70 @@ def test_matmul_kernels_do_not_spill(compiled, arch):
     assert gemms, f"no ptxas report for the gemm kernels:\n{log[:2000]}"
     spilling = {k: v for k, v in gemms.items() if v != (0, 0)}
     assert not spilling, f"register spills (store, load bytes) on {arch}: {spilling}"
+
+
+def _registers(log):
+    """{kernel: registers per thread} from ptxas's verbose report."""
+    out, current = {}, None
+    for line in log.splitlines():
+        m = re.search(r"Compiling entry function '(\w+)'", line)
+        if m:
+            current = m.group(1)
+        m = re.search(r"Used (\d+) registers", line)
+        if m and current:
+            out[current] = int(m.group(1))
+    return out
+
+
+def _largest_blocks():
+    """{source file: the most threads per block the backend launches that file's kernels with},
+    from the launch helpers and constants it uses (cuda_kernel_table)."""
+    from minigrad.backends import cuda_kernel_table as t
+
+    def threads(block):
+        return math.prod(block)
+
+    widths = [1 << k for k in range(21)]
+    rows = max(threads(t.row_launch(1, c)[1]) for c in widths)
+    cols = max(threads(t.col_launch(1, c)[1]) for c in widths)
+    scans = max(rows, threads(t.scan_launch(1, 1 << 20, True)[1]), threads(t.scan_col_launch(1, 1)[1]))
+    return {"elementwise.cu": t.BLOCK, "conv.cu": t.BLOCK, "scatter.cu": t.BLOCK,
+            "reduce.cu": max(rows, cols), "softmax.cu": rows, "norm.cu": rows, "scan.cu": scans,
+            "sort.cu": max(t.SORT_THREADS, t.BLOCK),
+            "matmul.cu": max(cfg["threads"] for tiles in t.GEMM_TILES.values() for cfg in tiles),
+            "linalg.cu": t.LINALG_THREADS,
+            "linalg_eig.cu": max(t.linalg_eig_threads(n) for n in range(1, 4097))}
+
+
+# what sm_80 and sm_90 give a block: 64K registers, allocated per warp in units of 256
+REGISTERS_PER_BLOCK, REGISTER_UNIT = 65536, 256
+
+
+def _block_registers(registers, threads):
+    per_warp = -(-registers * 32 // REGISTER_UNIT) * REGISTER_UNIT
+    return -(-threads // 32) * per_warp
+
+
+def test_block_register_arithmetic():
+    assert _block_registers(64, 1024) == REGISTERS_PER_BLOCK          # the most that fits 1024 threads
+    assert _block_registers(65, 1024) > REGISTERS_PER_BLOCK           # rounds up to 72 a thread
+    assert _block_registers(255, 256) == REGISTERS_PER_BLOCK         # the per-thread maximum, at 256
+    assert _block_registers(128, 512) == REGISTERS_PER_BLOCK
+
+
+@pytest.mark.parametrize("arch", ARCHS)
+@pytest.mark.parametrize("filename", KERNEL_FILES)
+def test_registers_fit_the_largest_block_launched(compiled, filename, arch):
+    """A kernel whose registers per thread times the threads of its block exceed the block's
+    register file compiles, then fails every launch on the GPU ("too many resources requested
+    for launch"). Check each kernel against the largest block the backend gives its file."""
+    _, log, _ = compiled[(filename, arch)]
+    registers = _registers(log)
+    assert set(registers) >= _launched()[filename], f"no ptxas register report for some kernels of {filename}"
+    threads = _largest_blocks()[filename]
+    too_many = {k: r for k, r in registers.items() if _block_registers(r, threads) > REGISTERS_PER_BLOCK}
+    assert not too_many, (f"{filename} ({arch}): registers per thread that do not fit a block of {threads} "
+                          f"threads: {too_many}")
 
 
 def test_kernel_names_in_backend_match_the_sources():
