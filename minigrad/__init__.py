@@ -85,3 +85,6 @@ from .ops.nn_extras import TORCH as _NN_SPELLINGS  # torch.conv2d, torch.dropout
 globals().update(_NN_SPELLINGS)
 from .ops import tensor_more as _tensor_more  # noqa: E402  fliplr, trapezoid, histogram, windows, abs_, ...
 _tensor_more.export(globals())
+from .streams import Stream, Event  # noqa: E402,F401  (torch.Stream, torch.Event; Tensor.record_stream)
+from .cuda import OutOfMemoryError  # noqa: E402,F401  (torch.OutOfMemoryError)
+from . import accelerator  # noqa: E402,F401  (torch.accelerator)

@@ -16,7 +16,8 @@ By default it does NOT check the CUDA C code itself: the kernels here are NumPy 
 MINIGRAD_EMULATED_CUDA_KERNELS=compiled (see "the compiled kernels" below) every launch also
 runs the real kernel, kernels/*.cu compiled for the CPU by tests/cuda_on_cpu.py, and must
 agree with its model. Neither mode checks speed, register use, NVRTC's code, CuPy itself,
-asynchronous execution and streams, or multi-GPU.
+asynchronous execution (streams are modelled only as far as recording which stream each
+launch, allocation and copy was issued on), or multi-GPU.
 
 install() puts the fakes in sys.modules; call it before minigrad.backends.cuda_backend is
 imported. tests/conftest.py does so when MINIGRAD_EMULATED_CUDA=1.
@@ -44,7 +45,8 @@ class EmulatedFault(BaseException):
 
 
 STATS = {"launches": collections.Counter(), "compiles": collections.Counter(), "copies": 0,
-         "faults": [], "requested": collections.Counter(), "compiled": 0}
+         "faults": [], "requested": collections.Counter(), "compiled": 0,
+         "streams": collections.deque(maxlen=4096)}   # the latest (what, stream ptr) per kernel launch, allocation and host->device copy
 
 
 def fault(msg):
@@ -75,6 +77,16 @@ _next_addr = [0x7F0000000000]
 _live = {}          # address -> weakref to _Allocation
 _addrs = []         # sorted live addresses
 _used = [0]
+# the device memory: allocations past it fail as cudaMalloc does (then the pool's OutOfMemoryError)
+_capacity = [int(os.environ.get("MINIGRAD_EMULATED_CUDA_MEMORY", str(80 * 2 ** 30)))]
+
+
+def set_device_memory(nbytes=None):
+    """Give each emulated GPU `nbytes` of memory (None: the default, 80 GiB or
+    $MINIGRAD_EMULATED_CUDA_MEMORY); returns the previous size."""
+    prev = _capacity[0]
+    _capacity[0] = int(os.environ.get("MINIGRAD_EMULATED_CUDA_MEMORY", str(80 * 2 ** 30))) if nbytes is None else int(nbytes)
+    return prev
 
 
 class _PerThreadDevice(threading.local):
@@ -103,6 +115,9 @@ class _Allocation:
         self.device = _current_device[0]
         self._typed = {}
         size = -(-max(nbytes, 1) // _ALIGN) * _ALIGN
+        if _used[0] + size > _capacity[0]:
+            raise CUDARuntimeError("cudaErrorMemoryAllocation: out of memory")
+        _record_stream_use("alloc")
         self.addr = _next_addr[0]
         _next_addr[0] += size + _ALIGN
         _live[self.addr] = weakref.ref(self)
@@ -150,12 +165,42 @@ class Memory(_Allocation):
         super().__init__(size)
 
 
+class OutOfMemoryError(MemoryError):
+    """cupy.cuda.memory.OutOfMemoryError: the pool could not get `size` more bytes."""
+
+    def __init__(self, size, total, limit=0):
+        self._size, self._total, self._limit = size, total, limit
+        extra = f", limit set to: {limit:,} bytes" if limit else ""
+        super().__init__(f"Out of memory allocating {size:,} bytes (allocated so far: {total:,} bytes{extra}).")
+
+
 class MemoryPool:
     def __init__(self):
         self._peak_total = 0
+        self._limit = {}   # device -> bytes (set_limit)
 
     def malloc(self, size):
-        return MemoryPointer(_Allocation(size), None)
+        dev = _current_device[0]
+        limit = self._limit.get(dev, 0)
+        rounded = -(-max(size, 1) // _ALIGN) * _ALIGN
+        if limit and _used[0] + rounded > limit:
+            raise OutOfMemoryError(size, _used[0], limit)
+        try:
+            return MemoryPointer(_Allocation(size), None)
+        except CUDARuntimeError:
+            raise OutOfMemoryError(size, _used[0], limit) from None
+
+    def set_limit(self, size=None, fraction=None):
+        if fraction is not None:
+            if size is not None:
+                raise ValueError("size and fraction cannot be specified at one time")
+            if not 0 <= fraction <= 1:
+                raise ValueError(f"memory limit fraction out of range: {fraction}")
+            size = int(_capacity[0] * fraction)
+        self._limit[_current_device[0]] = int(size or 0)
+
+    def get_limit(self):
+        return self._limit.get(_current_device[0], 0)
 
     def used_bytes(self):
         return _used[0]
@@ -251,6 +296,7 @@ def _from_host(host, keep_layout=False):
         strides = host.strides   # a dense permutation, as NumPy's order='K' gives
     out = _new(host.shape, host.dtype, strides, fill=False)
     out._np[...] = host
+    _record_stream_use("copy")
     return out
 
 
@@ -697,11 +743,21 @@ def _runtime_module():
 
     def getDeviceProperties(i):
         _check_ordinal(i)
-        return {"name": b"Emulated GPU (NumPy, tests/cuda_emulation.py)", "totalGlobalMem": 80 * 2 ** 30,
+        return {"name": b"Emulated GPU (NumPy, tests/cuda_emulation.py)", "totalGlobalMem": _capacity[0],
                 "multiProcessorCount": SM_COUNT, "major": 9, "minor": 0}
 
     rt.setDevice, rt.getDeviceProperties = setDevice, getDeviceProperties
     rt.deviceSynchronize = lambda: None
+    rt.memGetInfo = lambda: (max(_capacity[0] - _used[0], 0), _capacity[0])
+
+    def deviceCanAccessPeer(device, peer):
+        _check_ordinal(device)
+        _check_ordinal(peer)
+        return int(device != peer)   # the emulated GPUs share one host memory
+
+    rt.deviceCanAccessPeer = deviceCanAccessPeer
+    rt.streamPerThread = 2
+    rt.deviceGetStreamPriorityRange = lambda: (0, -5)
     rt.runtimeGetVersion = lambda: 13000
     rt.driverGetVersion = lambda: 13000
     rt.is_hip = False
@@ -711,11 +767,14 @@ def _runtime_module():
 class Event:
     def __init__(self, block=False, disable_timing=False, interprocess=False):
         if interprocess and not disable_timing:
-            raise CUDARuntimeError("cudaErrorInvalidValue: invalid argument")
+            raise ValueError("Timing must be disabled for interprocess events")
         self.disable_timing = disable_timing
         self._t = None
+        self.stream = None   # the ptr of the stream it was last recorded on
+        self.ptr = _next_handle()
 
     def record(self, stream=None):
+        self.stream = (stream if stream is not None else get_current_stream()).ptr
         self._t = time.perf_counter()
 
     def synchronize(self):
@@ -724,6 +783,121 @@ class Event:
     @property
     def done(self):
         return True
+
+
+# ---- streams: work runs at once (nothing is deferred), but each kernel launch, allocation and
+# host->device copy records the stream it was issued on in STATS["streams"], so a test can see
+# that work went to the stream the caller made current.
+
+_handles = [0x5000]
+
+
+def _next_handle():
+    _handles[0] += 0x10
+    return _handles[0]
+
+
+class _BaseStream:
+    def __init__(self, ptr, device_id):
+        self.ptr, self.device_id = ptr, device_id
+        self.waited = []   # events this stream was told to wait for
+        self._prio = 0
+
+    def __eq__(self, other):
+        return isinstance(other, _BaseStream) and other.ptr == self.ptr
+
+    def __hash__(self):
+        return self.ptr
+
+    def __repr__(self):
+        return f"<{type(self).__name__} {self.ptr} (device {self.device_id})>"
+
+    def _check_device(self):
+        if self.device_id not in (-1, _current_device[0]):
+            raise RuntimeError(f"The device that the stream is created on ({self.device_id}) does not "
+                               f"match with the current device ({_current_device[0]})")
+
+    def use(self):
+        self._check_device()
+        _current_streams.value[_current_device[0]] = self
+        return self
+
+    def __enter__(self):
+        self._check_device()
+        _current_streams.stack.append((_current_device[0], _current_streams.value.get(_current_device[0])))
+        _current_streams.value[_current_device[0]] = self
+        return self
+
+    def __exit__(self, *exc):
+        dev, prev = _current_streams.stack.pop()
+        _current_streams.value[dev] = prev
+        return False
+
+    done = property(lambda self: True)   # the emulation finishes work as it is issued
+
+    def synchronize(self):
+        pass
+
+    def record(self, event=None):
+        event = Event() if event is None else event
+        event.record(self)
+        return event
+
+    def wait_event(self, event):
+        self.waited.append(event)
+
+    priority = property(lambda self: self._prio)
+
+
+class Stream(_BaseStream):
+    null = None
+    ptds = None
+
+    def __init__(self, null=False, non_blocking=False, ptds=False, priority=None):
+        if null:
+            super().__init__(0, -1)
+        elif ptds:
+            super().__init__(2, -1)
+        else:
+            _check_ordinal(_current_device[0])
+            super().__init__(_next_handle(), _current_device[0])
+            self._prio = min(0, max(-5, int(priority or 0)))   # CUDA clamps to the device's range
+
+    @classmethod
+    def from_external(cls, obj):
+        version, ptr = obj.__cuda_stream__()
+        s = cls.__new__(cls)
+        _BaseStream.__init__(s, ptr, _current_device[0])
+        return s
+
+
+class ExternalStream(_BaseStream):
+    def __init__(self, ptr, device_id=-1):
+        super().__init__(ptr, device_id)
+
+
+Stream.null = Stream(null=True)
+Stream.ptds = Stream(ptds=True)
+
+
+class _CurrentStreams(threading.local):
+    """Per host thread, as CuPy's: device -> its current stream (the null stream when unset)."""
+
+    def __init__(self):
+        self.value, self.stack = {}, []
+
+
+_current_streams = _CurrentStreams()
+
+
+def get_current_stream(device_id=-1):
+    dev = _current_device[0] if device_id == -1 else device_id
+    s = _current_streams.value.get(dev)
+    return Stream.null if s is None else s
+
+
+def _record_stream_use(what, stream=None):
+    STATS["streams"].append((what, (stream if stream is not None else get_current_stream()).ptr))
 
 
 def get_elapsed_time(start_event, end_event):
@@ -2257,6 +2431,7 @@ class _Function:
                           f"{CNAME[p]}: pass np.{DT[p].name}")
                 conv.append(a)
         STATS["launches"][name] += 1
+        _record_stream_use(f"launch {name}", stream)
         if COMPILED:
             _run_compiled(self, (grid, block, shared_mem), conv)
         else:
@@ -2387,6 +2562,10 @@ def _build_modules():
     cuda_mod.Device, cuda_mod.Event, cuda_mod.get_elapsed_time = Device, Event, get_elapsed_time
     cuda_mod.set_allocator, cuda_mod.MemoryPointer, cuda_mod.MemoryPool = set_allocator, MemoryPointer, MemoryPool
     cuda_mod.Memory = Memory
+    cuda_mod.Stream, cuda_mod.ExternalStream, cuda_mod.get_current_stream = Stream, ExternalStream, get_current_stream
+    memory_mod = types.ModuleType("cupy.cuda.memory")
+    memory_mod.OutOfMemoryError = OutOfMemoryError
+    cuda_mod.memory = memory_mod
     cuda_mod.runtime = _runtime_module()
     driver = types.ModuleType("cupy.cuda.driver")
     driver.CUDADriverError = CUDADriverError
@@ -2402,7 +2581,7 @@ def _build_modules():
     cupyx = types.ModuleType("cupyx")
     cupyx.scatter_add = lambda a, slices, value: a.scatter_add(slices, value)
     cupyx._emulated = True
-    return {"cupy": cp, "cupy.cuda": cuda_mod, "cupy.cuda.runtime": cuda_mod.runtime,
+    return {"cupy": cp, "cupy.cuda": cuda_mod, "cupy.cuda.runtime": cuda_mod.runtime, "cupy.cuda.memory": memory_mod,
             "cupy.cuda.driver": driver, "cupy.random": rnd, "cupyx": cupyx}
 
 
