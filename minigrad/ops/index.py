@@ -377,13 +377,17 @@ def setitem(a, index, value):
             raise TypeError(f"can't assign a {tp_name(value)} to a {_legacy_name(a)}")
         be = a._device.backend
         value = _make(be.full((), value, a._data.dtype), a._device)
-    elif value._device is not a._device:
-        raise device_error(a, value)
     elif value._data.dtype != a._data.dtype:
         value = value.to(a.dtype)
     if index.__class__ is list:
         index = as_tuple_index(index)
     idx, basic, bounds = normalize_index(a, index)
+    if value._device is not a._device:
+        # torch copies a basic index's value into the view (copy_, which crosses devices);
+        # index_put_ moves only a 0-d value
+        if not basic and value._data.ndim:
+            raise device_error(a, value)
+        value = value.to(a.device)
     split = None if basic else _split_ints(idx, bounds)
     if a._requires_grad and (basic or split is not None) and a._base is None and _grad_enabled() and (
             stored_grad_fn(a) is None and a._no_grad_view is None) and (split is not None or _basic_node(
