@@ -1982,3 +1982,63 @@ BINARY_OP(LegendreP, UNROLL_MATH, m_legendre(a, b))
 
 SPECIAL_MORE_KERNELS(f32, float)
 SPECIAL_MORE_KERNELS(f64, double)
+
+// ---- bfloat16 <-> float32 ---------------------------------------------------------------------
+//   bf16_to_f32(const unsigned short* x, float* y, n)    f32_to_bf16(const float* x, unsigned short* y, n)
+// A bfloat16 array is its 16 bits (unsigned short): a float32's sign, exponent and top 7 fraction
+// bits. Widening appends 16 zero bits, exactly; narrowing rounds to nearest, ties to even, as
+// torch does: a carry out of the fraction bumps the exponent (past the largest finite value, to
+// inf), and every NaN becomes the quiet NaN 0x7fc0. Contiguous operands only.
+
+typedef unsigned short bf16_bits;
+
+struct WidenBf16 {
+    __device__ __forceinline__ float operator()(bf16_bits h) const {
+        return __int_as_float((int)((unsigned int)h << 16));
+    }
+};
+
+struct NarrowToBf16 {
+    __device__ __forceinline__ bf16_bits operator()(float f) const {
+        const unsigned int u = (unsigned int)__float_as_int(f);
+        if ((u & 0x7FFFFFFFu) > 0x7F800000u) return (bf16_bits)0x7FC0;
+        return (bf16_bits)((u + 0x7FFFu + ((u >> 16) & 1u)) >> 16);
+    }
+};
+
+// four elements as one load or store: 8 bytes of bfloat16, 16 of float32
+template <class T> struct Quad;
+template <> struct Quad<float> { typedef float4 type; };
+template <> struct Quad<bf16_bits> { typedef uint2 type; };
+
+template <class T> union QuadPack {
+    typename Quad<T>::type raw;
+    T e[4];
+};
+
+template <class T, class R, class F>
+__device__ __forceinline__ void convert(const T* x, R* y, i64 n, F f) {
+    GRID_STRIDE_SETUP
+    i64 done = 0;
+    if (is_aligned(x, sizeof(QuadPack<T>)) && is_aligned(y, sizeof(QuadPack<R>))) {
+        const i64 nq = n / 4;
+        const typename Quad<T>::type* xq = reinterpret_cast<const typename Quad<T>::type*>(x);
+        typename Quad<R>::type* yq = reinterpret_cast<typename Quad<R>::type*>(y);
+        for (i64 q = first; q < nq; q += stride) {
+            QuadPack<T> in;
+            QuadPack<R> out;
+            in.raw = xq[q];
+#pragma unroll
+            for (int k = 0; k < 4; ++k) out.e[k] = f(in.e[k]);
+            yq[q] = out.raw;
+        }
+        done = nq * 4;
+    }
+    for (i64 i = done + first; i < n; i += stride) y[i] = f(x[i]);
+}
+
+#define CONVERT(name, T, R, F)                                                 \
+    extern "C" __global__ void name(const T* x, R* y, i64 n) { convert(x, y, n, F()); }
+
+CONVERT(bf16_to_f32, bf16_bits, float, WidenBf16)
+CONVERT(f32_to_bf16, float, bf16_bits, NarrowToBf16)

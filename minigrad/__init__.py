@@ -60,7 +60,7 @@ float = float32
 double = float64
 long = int64
 int = int32
-from .dtypes import float16, int16, int8, uint8  # noqa: E402,F401
+from .dtypes import float16, int16, int8, uint8, bfloat16  # noqa: E402,F401
 half = float16
 short = int16
 
@@ -88,3 +88,38 @@ _tensor_more.export(globals())
 from .streams import Stream, Event  # noqa: E402,F401  (torch.Stream, torch.Event; Tensor.record_stream)
 from .cuda import OutOfMemoryError  # noqa: E402,F401  (torch.OutOfMemoryError)
 from . import accelerator  # noqa: E402,F401  (torch.accelerator)
+from . import amp, cpu  # noqa: E402,F401  (torch.amp, torch.cpu: autocast and GradScaler)
+from .amp.autocast_mode import (autocast, is_autocast_enabled, set_autocast_enabled, get_autocast_dtype,  # noqa: E402,F401
+                                set_autocast_dtype, get_autocast_cpu_dtype, get_autocast_gpu_dtype,
+                                set_autocast_cpu_dtype, set_autocast_gpu_dtype, is_autocast_cpu_enabled,
+                                set_autocast_cpu_enabled, is_autocast_cache_enabled, set_autocast_cache_enabled,
+                                clear_autocast_cache, autocast_increment_nesting, autocast_decrement_nesting)
+from .amp.grad_scaler import GradScaler  # noqa: E402,F401  (torch.GradScaler)
+cuda.amp = amp.cuda_amp  # torch.cuda.amp (deprecated spellings)
+import sys as _sys  # noqa: E402
+_sys.modules[__name__ + ".cuda.amp"] = amp.cuda_amp
+del _sys
+from .memory_formats import (memory_format, contiguous_format, channels_last, channels_last_3d,  # noqa: E402,F401
+                             preserve_format)
+from .creation import empty_strided, empty_permuted  # noqa: E402,F401
+from . import jit  # noqa: E402,F401  (torch.jit, run eagerly: see minigrad/jit.py)
+from .ops.view_copy import FUNCTIONS as _VIEW_COPY  # alias_copy, permute_copy, split_copy, view_copy, ...
+globals().update(_VIEW_COPY)
+from .ops.legacy_linalg import FUNCTIONS as _LEGACY_LINALG  # cholesky, lu, lu_solve, svd_lowrank, ...
+globals().update(_LEGACY_LINALG)
+from .ops.top_level import FUNCTIONS as _TOP_LEVEL  # swapdims, nonzero_static, binomial, fork, wait, ...
+globals().update(_TOP_LEVEL)
+from .ops import top_level as _top_level  # noqa: E402
+_top_level.attach_methods(Tensor)
+# legacy and testing APIs: the legacy tensor types (FloatTensor, cuda.LongTensor, ...), storages,
+# set_default_tensor_type, torch.testing, and torch's constants (minigrad/legacy.py, storage.py)
+from . import legacy as _legacy, storage as _storage  # noqa: E402
+_legacy.install(globals(), cuda)
+_storage.install()
+from .legacy import set_default_tensor_type  # noqa: E402,F401
+from .storage import UntypedStorage, TypedStorage, is_storage  # noqa: E402,F401
+from . import testing  # noqa: E402,F401
+import math as _math  # noqa: E402
+pi, e, inf, nan = _math.pi, _math.e, _math.inf, _math.nan
+newaxis = None
+del _math

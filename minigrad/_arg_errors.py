@@ -43,6 +43,8 @@ def type_name(obj):
         return "minigrad.dtype"
     if isinstance(obj, device):
         return "minigrad.device"
+    if type(obj).__module__ == "minigrad.storage":  # torch names its storage classes in full
+        return "minigrad.storage." + type(obj).__name__
     return "Tensor" if _is_tensor(obj) else tp_name(obj)
 
 
@@ -52,7 +54,7 @@ def _is_long(x):
     if isinstance(x, int):
         return not isinstance(x, bool)
     if _is_tensor(x):
-        return x._data.ndim == 0 and x._data.dtype.kind in "iu" and not x._requires_grad
+        return x._data.ndim == 0 and x._data.dtype.kind in "iu" and not x.is_floating_point() and not x._requires_grad
     return type(x).__module__ == "numpy" and hasattr(x, "dtype") and x.dtype.kind in "iu" and not x.shape
 
 
@@ -60,7 +62,7 @@ def _is_index(x):
     """torch's is_int_or_symint: an integer (not a bool), anything with __index__ but a bool, or
     a one-element integer or bool tensor."""
     if _is_tensor(x):
-        return x._data.size == 1 and x._data.dtype.kind in "biu"
+        return x._data.size == 1 and x._data.dtype.kind in "biu" and not x.is_floating_point()
     if isinstance(x, bool) or (type(x).__module__ == "numpy" and type(x).__name__ == "bool"):
         return False
     try:

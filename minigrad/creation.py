@@ -7,6 +7,7 @@ import numpy as np
 from . import dtypes as _dt
 from .devices import canonical, CPU
 from .tensor import Tensor, _make, _normalize_shape, require_grad_at_creation
+from . import memory_formats as _mf
 
 
 def _finish(data, device, requires_grad):
@@ -140,7 +141,7 @@ def _element(x):
     if not isinstance(x, Tensor):
         return x
     if x._data.size != 1:
-        if x._data.dtype.kind == "f":
+        if x.is_floating_point():
             raise ValueError("only one element tensors can be converted to Python scalars")
         raise TypeError("only integer tensors of a single element can be converted to an index")
     return x.detach().cpu()._data.reshape(())
@@ -245,7 +246,16 @@ def _tensor(data, dtype, device, requires_grad):
             for v in (host.min().item(), host.max().item()):
                 _dt.check_fits(v, dtype, c_name=False)
     dev = _target(device)
-    return _finish(dev.backend.asarray(host.astype(dtype.np, copy=False)), dev, requires_grad)
+    return _finish(dev.backend.asarray(_host_as(host, dtype)), dev, requires_grad)
+
+
+def _host_as(host, d):
+    """The NumPy array host in dtype d: into bfloat16 through the CPU backend's cast (float32,
+    then rounded to bfloat16's bits), as every conversion to it goes."""
+    npd = d.np
+    if d is _dt.bfloat16 and host.dtype != npd:
+        return CPU.backend.astype(host, npd)
+    return host.astype(npd, copy=False)
 
 
 def as_tensor(data, dtype=None, device=None):
@@ -423,9 +433,67 @@ def ones(*size, dtype=None, device=None, requires_grad=False):
     return _finish(dev.backend.ones(shape, d.np), dev, requires_grad)
 
 
-def empty(*size, dtype=None, device=None, requires_grad=False):
+def empty(*size, dtype=None, device=None, requires_grad=False, memory_format=None):
     shape, d, dev = _factory(size, dtype, device, _dt.get_default_dtype(), "empty")
-    return _finish(dev.backend.empty(shape, d.np), dev, requires_grad)
+    if memory_format is None:
+        return _finish(dev.backend.empty(shape, d.np), dev, requires_grad)
+    _mf.check(memory_format, "empty")
+    if memory_format is _mf.preserve_format:
+        raise RuntimeError("unsupported memory format Preserve")
+    _mf.check_rank(memory_format, len(shape))
+    order = memory_format._order or tuple(range(len(shape)))
+    return _finish(_mf.allocate(dev.backend, shape, d.np, order), dev, requires_grad)
+
+
+def empty_strided(size, stride, *, dtype=None, device=None, requires_grad=False, pin_memory=False):
+    """An uninitialized tensor with exactly these strides (its memory spans the elements they reach)."""
+    from ._arg_errors import _is_index, type_name
+    for arg, pos, val in (("size", 1, size), ("stride", 2, stride)):
+        if not isinstance(val, (tuple, list)) or not all(_is_index(v) for v in val):
+            raise TypeError(f"empty_strided(): argument '{arg}' (position {pos}) must be tuple of ints, "
+                            f"not {type_name(val)}")
+    shape, strides = tuple(int(n) for n in size), tuple(int(s) for s in stride)
+    if len(shape) != len(strides):
+        raise RuntimeError(f"dimensionality of sizes ({len(shape)}) must match dimensionality of strides "
+                           f"({len(strides)})")
+    _normalize_shape((shape,), "empty_strided")
+    if any(s < 0 for s in strides):
+        raise RuntimeError(f"Storage size calculation overflowed with sizes={list(shape)} and "
+                           f"strides={list(strides)}")
+    d = _dt.to_dtype(dtype) if dtype is not None else _dt.get_default_dtype()
+    dev = _target(device)
+    be = dev.backend
+    span = 0 if 0 in shape else 1 + sum((n - 1) * s for n, s in zip(shape, strides))
+    flat = be.empty((max(span, 1),), d.np)
+    data = be.as_strided(flat, shape, strides, 0) if span else be.empty(shape, d.np)
+    return _finish(data, dev, requires_grad)
+
+
+def empty_permuted(size, physical_layout, *, dtype=None, device=None, requires_grad=False, pin_memory=False):
+    """An uninitialized tensor of shape size whose memory runs over its dims in physical_layout
+    (slowest first): empty_permuted((N, C, H, W), (0, 2, 3, 1)) is channels-last."""
+    from ._arg_errors import _is_index, type_name
+    for arg, pos, val in (("size", 1, size), ("physical_layout", 2, physical_layout)):
+        if not isinstance(val, (tuple, list)) or not all(_is_index(v) for v in val):
+            raise TypeError(f"empty_permuted(): argument '{arg}' (position {pos}) must be tuple of ints, "
+                            f"not {type_name(val)}")
+    shape, order = tuple(int(n) for n in size), tuple(int(p) for p in physical_layout)
+    if len(shape) != len(order):
+        raise RuntimeError("Number of dimensions in size does not match the length of the physical_layout; i.e. "
+                           f"len(size) = {len(shape)} is not equal to len(physical_layout) = {len(order)}")
+    seen = set()
+    for i, p in enumerate(order):
+        if not 0 <= p < len(order):
+            raise RuntimeError(f"Dimension out of range (expected to be between 0 and {len(order) - 1}, but got {p} "
+                               f"at index {i}).  NB: negative dims not currently supported; file an issue if you "
+                               "want it.")
+        if p in seen:
+            raise RuntimeError("Duplicate dim not allowed")
+        seen.add(p)
+    _normalize_shape((shape,), "empty_permuted")
+    d = _dt.to_dtype(dtype) if dtype is not None else _dt.get_default_dtype()
+    dev = _target(device)
+    return _finish(_mf.allocate(dev.backend, shape, d.np, order), dev, requires_grad)
 
 
 def _fill_number(value, name):
@@ -540,48 +608,62 @@ def randint(low, high=None, size=None, dtype=None, device=None, requires_grad=Fa
     return _finish(dev.backend.randint(low, high, shape, d.np), dev, requires_grad)
 
 
-def _like(fn, t, dtype, device, requires_grad, *extra):
+def _like(fn, t, dtype, device, requires_grad, *extra, memory_format=None):
     if not isinstance(t, Tensor):  # the caller's name (zeros_like, ...), on this error path only
         import sys
         from ._arg_errors import type_name
         raise TypeError(f"{sys._getframe(1).f_code.co_name}(): argument 'input' (position 1) must be Tensor, "
                         f"not {type_name(t)}")
-    return fn(*extra, dtype=dtype if dtype is not None else t.dtype,
-              device=device if device is not None else t._device, requires_grad=requires_grad)
+    out = fn(*extra, dtype=dtype if dtype is not None else t.dtype,
+             device=device if device is not None else t._device, requires_grad=requires_grad)
+    if memory_format is None and t._device.backend.is_contiguous(t._data):
+        return out  # preserve_format of a row-major input: the row-major result already made
+    if memory_format is not None:
+        import sys
+        _mf.check(memory_format, sys._getframe(1).f_code.co_name)
+    order = _mf.order_of(t, _mf.preserve_format if memory_format is None else memory_format)
+    if order != tuple(range(t._data.ndim)):  # the same values laid out in that order
+        out._data = _mf.relaid(out._device.backend, out._data, order)
+    return out
 
 
-def zeros_like(input, dtype=None, device=None, requires_grad=False):
-    return _like(lambda **k: zeros(input._data.shape, **k), input, dtype, device, requires_grad)
+def zeros_like(input, dtype=None, device=None, requires_grad=False, memory_format=None):
+    return _like(lambda **k: zeros(input._data.shape, **k), input, dtype, device, requires_grad,
+                 memory_format=memory_format)
 
 
-def ones_like(input, dtype=None, device=None, requires_grad=False):
-    return _like(lambda **k: ones(input._data.shape, **k), input, dtype, device, requires_grad)
+def ones_like(input, dtype=None, device=None, requires_grad=False, memory_format=None):
+    return _like(lambda **k: ones(input._data.shape, **k), input, dtype, device, requires_grad,
+                 memory_format=memory_format)
 
 
-def empty_like(input, dtype=None, device=None, requires_grad=False):
-    return _like(lambda **k: empty(input._data.shape, **k), input, dtype, device, requires_grad)
+def empty_like(input, dtype=None, device=None, requires_grad=False, memory_format=None):
+    return _like(lambda **k: empty(input._data.shape, **k), input, dtype, device, requires_grad,
+                 memory_format=memory_format)
 
 
-def full_like(input, fill_value, dtype=None, device=None, requires_grad=False):
+def full_like(input, fill_value, dtype=None, device=None, requires_grad=False, memory_format=None):
     fill_value = _fill_number(fill_value, "full_like")
-    return _like(lambda **k: full(input._data.shape, fill_value, **k), input, dtype, device, requires_grad)
+    return _like(lambda **k: full(input._data.shape, fill_value, **k), input, dtype, device, requires_grad,
+                 memory_format=memory_format)
 
 
-def rand_like(input, *, generator=None, dtype=None, device=None, requires_grad=False):
+def rand_like(input, *, generator=None, dtype=None, device=None, requires_grad=False, memory_format=None):
     return _like(lambda **k: rand(input._data.shape, generator=generator, **k), input, dtype, device,
-                 requires_grad)
+                 requires_grad, memory_format=memory_format)
 
 
-def randn_like(input, *, generator=None, dtype=None, device=None, requires_grad=False):
+def randn_like(input, *, generator=None, dtype=None, device=None, requires_grad=False, memory_format=None):
     return _like(lambda **k: randn(input._data.shape, generator=generator, **k), input, dtype, device,
-                 requires_grad)
+                 requires_grad, memory_format=memory_format)
 
 
-def randint_like(input, low=0, high=None, *, generator=None, dtype=None, device=None, requires_grad=False):
+def randint_like(input, low=0, high=None, *, generator=None, dtype=None, device=None, requires_grad=False,
+                 memory_format=None):
     if high is None:
         low, high = 0, low
     return _like(lambda **k: randint(low, high, input._data.shape, generator=generator, **k), input, dtype,
-                 device, requires_grad)
+                 device, requires_grad, memory_format=memory_format)
 
 
 class Generator:
@@ -680,4 +762,4 @@ def randperm(n, *, generator=None, dtype=None, device=None, requires_grad=False)
     if d is _dt.bool_:
         raise NotImplementedError("\"randperm\" not implemented for 'Bool'")
     dev = _target(device)
-    return _finish(dev.backend.asarray(gen.randperm(int(n)).astype(d.np)), dev, requires_grad)
+    return _finish(dev.backend.asarray(_host_as(gen.randperm(int(n)), d)), dev, requires_grad)

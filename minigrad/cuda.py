@@ -400,8 +400,12 @@ def init():
 
 
 def is_bf16_supported(including_emulation=True):
-    """False: minigrad has no bfloat16 dtype on any device (NumPy has none)."""
-    return False
+    """Whether the current GPU supports bfloat16, as torch answers: False without a GPU, True from
+    compute capability 8.0 (Ampere) on, and otherwise whether bfloat16 tensors work there, which
+    they do on every GPU minigrad runs on (its bfloat16 is computed in float32 kernels)."""
+    if not is_available():
+        return False
+    return get_device_capability()[0] >= 8 or bool(including_emulation)
 
 
 # The RNG state of a CUDA device: 16 bytes, a seed and an offset, as torch's Philox state (the

@@ -38,7 +38,7 @@ class _SmallDtype(dtype):
         self._np = np.dtype(np_dtype)
         self.name, self.itemsize, self._category, self._legacy = name, self._np.itemsize, category, legacy
         self.is_floating_point = category == 2
-        self.is_signed = self._np.kind in "fi"
+        self.is_signed = self._np.kind in "fi" or self.is_floating_point  # bfloat16's storage is uint16
 
     @property
     def np(self):
@@ -55,14 +55,18 @@ float16 = _SmallDtype("float16", np.float16, 2, "HalfTensor")
 int16 = _SmallDtype("int16", np.int16, 1, "ShortTensor")
 int8 = _SmallDtype("int8", np.int8, 1, "CharTensor")
 uint8 = _SmallDtype("uint8", np.uint8, 1, "ByteTensor")
+# NumPy has no bfloat16: its arrays hold the 16 bits (the top half of a float32) as uint16, which
+# is why minigrad has no uint16 dtype of its own; the wrappers compute it in float32 as well
+bfloat16 = _SmallDtype("bfloat16", np.uint16, 2, "BFloat16Tensor")
 
-ALL = (float32, float64, int64, int32, bool_, float16, int16, int8, uint8)
+ALL = (float32, float64, int64, int32, bool_, float16, int16, int8, uint8, bfloat16)
 _BY_NP = {(d._np if d.__class__ is _SmallDtype else d.np): d for d in ALL}
 _DEFAULT_FLOAT = float32
 
 
 _CPP_NAMES = {"float32": "float", "float64": "double", "int64": "long int", "int32": "int", "bool": "bool",
-              "float16": "c10::Half", "int16": "short int", "int8": "signed char", "uint8": "unsigned char"}
+              "float16": "c10::Half", "int16": "short int", "int8": "signed char", "uint8": "unsigned char",
+              "bfloat16": "c10::BFloat16"}
 
 
 def cpp_name(d):
@@ -92,6 +96,12 @@ def check_fits(value, d, c_name=True):
         raise RuntimeError(f"value cannot be converted to type {name} without overflow")
 
 
+def floating(a):
+    """Whether array a holds floating point numbers: a float dtype, or uint16 (bfloat16's bits)."""
+    d = a.dtype
+    return d.kind == "f" or d.char == "H"
+
+
 def get_default_dtype():
     return _DEFAULT_FLOAT
 
@@ -112,12 +122,14 @@ def from_numpy_dtype(npd):
     except KeyError:
         raise TypeError(
             f"minigrad does not support the NumPy dtype {np.dtype(npd)}; supported: "
-            "float32, float64, float16, int64, int32, int16, int8, uint8, bool") from None
+            "float32, float64, float16, int64, int32, int16, int8, uint8, bool (and uint16, which holds bfloat16)") from None
 
 
 def to_dtype(d):
     """Accept a minigrad dtype, a NumPy dtype or a Python type and return a minigrad dtype."""
     if isinstance(d, dtype):
+        if d.__class__ is _SmallDtype:  # before the caller looks up the backend primitive it will call
+            _activate_small()
         return d
     if d is float:  # as torch: Python's float is a double whatever the default dtype
         return float64
@@ -136,8 +148,8 @@ def promote_types(a, b):
         return a
     if a._category != b._category:
         return a if a._category > b._category else b
-    if a.itemsize == b.itemsize and a.is_signed != b.is_signed:
-        return int16  # uint8 with int8: the smallest type that holds both ranges, as torch
+    if a.itemsize == b.itemsize and a is not b:  # the smallest type that holds both ranges, as torch:
+        return int16 if a._category == 1 else float32  # uint8 with int8; float16 with bfloat16
     return a if a.itemsize >= b.itemsize else b
 
 
@@ -249,10 +261,13 @@ class finfo(_TypeInfo):
         if not d.is_floating_point:
             raise TypeError("minigrad.finfo() requires a floating point input type. Use minigrad.iinfo to "
                             "handle 'minigrad.finfo'")
-        info = np.finfo(d.np)
-        self._set(_dtype=d, bits=int(info.bits), eps=float(info.eps), max=float(info.max), min=float(info.min),
-                  tiny=float(info.smallest_normal), smallest_normal=float(info.smallest_normal),
-                  resolution=float(10.0 ** -info.precision))
+        if d is bfloat16:  # 8 significant bits and float32's exponent range
+            bits, eps, top, tiny, precision = 16, 2.0 ** -7, (2.0 - 2.0 ** -7) * 2.0 ** 127, 2.0 ** -126, 2
+        else:
+            info = np.finfo(d.np)
+            bits, eps, top, tiny, precision = info.bits, info.eps, info.max, info.smallest_normal, info.precision
+        self._set(_dtype=d, bits=int(bits), eps=float(eps), max=float(top), min=-float(top), tiny=float(tiny),
+                  smallest_normal=float(tiny), resolution=float(10.0 ** -precision))
 
 
 class iinfo(_TypeInfo):

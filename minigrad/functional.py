@@ -272,8 +272,8 @@ def permute(*args, **kwargs):
         raise _call_error("permute", False, args, kwargs, e) from None
 
 
-def clone(input):
-    return _t(input, "clone").clone()
+def clone(input, *, memory_format=None):
+    return _t(input, "clone").clone(memory_format=memory_format)
 
 
 def _joining(name, fn):

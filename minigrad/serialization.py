@@ -340,7 +340,8 @@ class _Decoder:
             host = self._read(_field(spec, "array", str, "tensor"))
             dtype = _field(spec, "dtype", str, "tensor")
             shape = _field(spec, "shape", list, "tensor")
-            if host.dtype.name != dtype or list(host.shape) != shape:
+            stored = "uint16" if dtype == "bfloat16" else dtype  # (bfloat16 is saved as its bits)
+            if host.dtype.name != stored or list(host.shape) != shape:
                 raise _Damaged(f"the array {spec['array']!r} is {host.dtype.name} {list(host.shape)}, but "
                                f"the index says {dtype} {shape}")
             if host.dtype.newbyteorder("=") in _dt._BY_NP:
@@ -354,7 +355,7 @@ class _Decoder:
                 raise _Damaged(f"its index names an invalid device {spec['device']!r}") from None
             if not isinstance(spec.get("requires_grad"), bool) or not isinstance(spec.get("parameter"), bool):
                 raise _Damaged("its index has a tensor without valid 'requires_grad' and 'parameter' flags")
-            if spec["requires_grad"] and host.dtype.kind != "f":
+            if spec["requires_grad"] and not _dt.floating(host):
                 raise _Damaged(f"its index marks the {dtype} tensor {spec['array']!r} as requiring grad")
 
     def decode(self, node):

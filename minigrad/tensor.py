@@ -7,6 +7,7 @@ from .autograd import function as _function, engine as _engine
 from .autograd import backward as _backward
 from .autograd.grad_mode import _inference_enabled
 from .devices import canonical, CPU
+from . import memory_formats as _mf
 
 _new = object.__new__
 _NOT_GIVEN = object()  # an argument not given (minigrad/_arg_errors.py's NOT_GIVEN)
@@ -23,9 +24,11 @@ def _make(data, device):
 
 
 _TO_OVERLOADS = (
-    "(minigrad.device device = None, minigrad.dtype dtype = None, bool non_blocking = False, bool copy = False)",
-    "(minigrad.dtype dtype, bool non_blocking = False, bool copy = False)",
-    "(Tensor tensor, bool non_blocking = False, bool copy = False)",
+    "(minigrad.device device = None, minigrad.dtype dtype = None, bool non_blocking = False, bool copy = False, *, "
+    "minigrad.memory_format memory_format = None)",
+    "(minigrad.dtype dtype, bool non_blocking = False, bool copy = False, *, "
+    "minigrad.memory_format memory_format = None)",
+    "(Tensor tensor, bool non_blocking = False, bool copy = False, *, minigrad.memory_format memory_format = None)",
 )
 
 
@@ -79,7 +82,7 @@ def _zeros_meta(shape, npdtype, device):
 def require_grad_at_creation(t, requires_grad):
     """Sets requires_grad of a tensor being made (a factory's or Parameter's requires_grad=):
     torch's message for an integer tensor is worded apart from the attribute setter's."""
-    if requires_grad and t._data.dtype.kind != "f":
+    if requires_grad and not _dt.floating(t._data):
         raise RuntimeError("Only Tensors of floating point and complex dtype can require gradients")
     t.requires_grad = requires_grad
 
@@ -165,10 +168,16 @@ class Tensor:
     _custom_view = None  # (Function name, output nr) of a view a custom Function returned
     _retains_grad = False
     _inference = False  # made in inference mode (not as a view of a normal tensor): torch's inference tensor
+    _storage_of = None  # after t.set_(source): the tensor whose memory t now uses (minigrad/storage.py)
     __array_priority__ = 1000  # NumPy defers to Tensor's reflected operators
 
+    def __new__(cls, *args, **kwargs):
+        # torch.Tensor(2, 3), Tensor([1, 2]): the legacy constructor (minigrad/legacy.py)
+        from .legacy import tensor_new
+        return tensor_new(cls, args, kwargs)
+
     def __init__(self, *args, **kwargs):
-        raise TypeError("create tensors with minigrad.tensor(data), minigrad.zeros(...) and the like")
+        pass
 
     # ---- identity and metadata -------------------------------------------------
     @property
@@ -219,7 +228,7 @@ class Tensor:
         return self._device.type == "cuda"
 
     def is_floating_point(self):
-        return self._data.dtype.kind == "f"
+        return _dt.floating(self._data)
 
     def element_size(self):
         return self._data.itemsize
@@ -240,7 +249,7 @@ class Tensor:
             raise RuntimeError("you can only change requires_grad flags of leaf variables. If you want "
                                "to use a computed variable in a subgraph that doesn't require "
                                "differentiation use var_no_grad = var.detach().")
-        if value and self._data.dtype.kind != "f":
+        if value and not _dt.floating(self._data):
             raise RuntimeError("only Tensors of floating point and complex dtype can require gradients")
         if value and self._inference and not _inference_enabled():
             raise RuntimeError("Setting requires_grad=True on inference tensor outside InferenceMode is not allowed.")
@@ -252,7 +261,7 @@ class Tensor:
             from ._arg_errors import type_name
             raise TypeError("requires_grad_(): argument 'requires_grad' (position 1) must be bool, not "
                             f"{type_name(requires_grad)}")
-        if requires_grad and self._data.dtype.kind != "f":
+        if requires_grad and not _dt.floating(self._data):
             raise RuntimeError("only Tensors of floating point dtype can require gradients")  # torch's wording here
         self.requires_grad = requires_grad
         return self
@@ -359,6 +368,8 @@ class Tensor:
     def storage_offset(self):
         """Elements from the start of the base tensor's memory (a view's offset; 0 otherwise)."""
         base = self._base if self._base is not None else self
+        if base._storage_of is not None:
+            base = base._storage_of
         if base is self or not self._data.size or not base._data.size:
             return 0
         be = self._device.backend
@@ -368,20 +379,29 @@ class Tensor:
     def item(self):
         if self._data.size != 1:
             raise RuntimeError(f"a Tensor with {self._data.size} elements cannot be converted to Scalar")
-        return self._device.backend.to_numpy(self._data).reshape(()).item()
+        return self._host().reshape(()).item()
 
     def tolist(self):
-        return self._device.backend.to_numpy(self._data).tolist()
+        return self._host().tolist()
+
+    def _host(self):
+        """The values as a NumPy array on the host; bfloat16 (NumPy has none) as float32."""
+        be, data = self._device.backend, self._data
+        if data.dtype.char == "H":  # uint16: bfloat16's bits
+            data = be.bf16_to_f32(data)
+        return be.to_numpy(data)
 
     def numpy(self, *, force=False):
-        if force:
-            return self.detach().cpu()._data
-        if self._requires_grad:
-            raise RuntimeError("Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() instead.")
-        if self._device is not CPU:
-            raise TypeError(f"can't convert {self._device} device type tensor to numpy. Use Tensor.cpu() "
-                            "to copy the tensor to host memory first.")
-        return self._data
+        if not force:
+            if self._requires_grad:
+                raise RuntimeError("Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() "
+                                   "instead.")
+            if self._device is not CPU:
+                raise TypeError(f"can't convert {self._device} device type tensor to numpy. Use Tensor.cpu() "
+                                "to copy the tensor to host memory first.")
+        if self._data.dtype.char == "H":  # bfloat16's bits: NumPy has no such dtype
+            raise TypeError("Got unsupported ScalarType BFloat16")
+        return self.detach().cpu()._data if force else self._data
 
     def __array__(self, dtype=None, copy=None):
         a = self.numpy()
@@ -415,7 +435,7 @@ class Tensor:
         return int(self.item())
 
     def __index__(self):
-        if self._data.dtype.kind not in "iub" or self._data.size != 1:
+        if self._data.dtype.kind not in "iub" or self._data.dtype.char == "H" or self._data.size != 1:
             raise TypeError("only integer tensors of a single element can be converted to an index")
         return int(self.item())
 
@@ -437,17 +457,17 @@ class Tensor:
             suffixes.append("grad_fn=<Invalid>")
         else:
             if fn is not None:
-                suffixes.append(f"grad_fn=<{fn.name()}>")
+                suffixes.append(f"grad_fn=<{type(fn).__name__}>")  # torch prints the type's name
             elif self._requires_grad:
                 suffixes.append("requires_grad=True")
-        return tensor_repr(self._device.backend.to_numpy(self._data), suffixes)
+        return tensor_repr(self._host(), suffixes)
 
     __str__ = __repr__
 
     def __format__(self, spec):
         if self._data.ndim == 0:
             from ._tensor_str import format_scalar
-            return format_scalar(self._device.backend.to_numpy(self._data), spec)
+            return format_scalar(self._host(), spec)
         return object.__format__(self, spec) if spec else repr(self)
 
     def __reduce__(self):
@@ -466,8 +486,18 @@ class Tensor:
 
     # ---- devices and dtypes ---------------------------------------------------
     def to(self, *args, **kwargs):
-        """to(device), to(dtype), to(device, dtype), to(other), with copy= and non_blocking=."""
-        device, dtype, _, copy = to_args(args, kwargs)
+        """to(device), to(dtype), to(device, dtype), to(other), with copy=, non_blocking= and
+        memory_format= (a copy laid out in that format unless the result already is)."""
+        fmt = None
+        if "memory_format" in kwargs:
+            kw = dict(kwargs)
+            fmt = kw.pop("memory_format")
+            if fmt is not None and not isinstance(fmt, _mf.memory_format):
+                from ._arg_errors import _format_invalid_args
+                raise TypeError(_format_invalid_args(args, kwargs, "to()", _TO_OVERLOADS))
+            device, dtype, _, copy = to_args(args, kw) if args or kw else (None, None, False, False)
+        else:
+            device, dtype, _, copy = to_args(args, kwargs)
         out = self
         if dtype is not None:
             dtype = _dt.to_dtype(dtype)
@@ -478,7 +508,16 @@ class Tensor:
             if dev is not out._device:
                 out = _function.apply_first(_ToDevice, out, dev)
         if copy and out is self:
-            out = self.clone()
+            out = self.clone(memory_format=fmt) if fmt is not None else self.clone()
+        elif fmt is not None and fmt is not _mf.preserve_format:
+            order = _mf.order_of(out, fmt)
+            be = out._device.backend
+            laid = _mf.in_layout(be, out._data, order)
+            if laid is not out._data:
+                if out is self:  # torch copies through _to_copy here (ToCopyBackward0)
+                    out = _function.apply_first(_ToCopy, out, out.dtype, order)
+                else:  # a fresh copy already: lay it out anew in place
+                    out._data = laid
         return out
 
     def cpu(self):
@@ -490,11 +529,11 @@ class Tensor:
             return self.to("cuda")
         return self.to(_device_cls("cuda", device) if isinstance(device, int) else device)
 
-    def type(self, dtype=None):
-        if dtype is None:
-            prefix = "torch.cuda." if self.is_cuda else "torch."
-            return prefix + self.dtype._legacy
-        return self.to(dtype)
+    def type(self, dtype=None, non_blocking=False, **kwargs):
+        """type(): the legacy type's name ('torch.FloatTensor'); type(t): self as the legacy type,
+        dtype or type name t (minigrad/legacy.py)."""
+        from .legacy import tensor_type
+        return tensor_type(self, dtype, non_blocking, **kwargs)
 
     def float(self):
         return self.to(_dt.float32)

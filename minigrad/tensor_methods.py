@@ -378,10 +378,12 @@ def _isclose(self, other, rtol=1e-05, atol=1e-08, equal_nan=False):
     if self._data.dtype != other._data.dtype:
         raise RuntimeError(f"{self.dtype._legacy[:-6]} did not match {other.dtype._legacy[:-6]}")
     close = self == other  # also equal infinities, whose difference is nan
-    if self._data.dtype.kind == "f":
-        a, b = ew.where(close, 0.0, self), ew.where(close, 0.0, other)  # no inf - inf computed
-        close = close | ((a - b).abs() <= atol + rtol * b.abs())
-        if equal_nan:
+    if rtol or atol or self.is_floating_point():
+        x, y = (self, other) if self.is_floating_point() else (self.double(), other.double())
+        a, b = ew.where(close, 0.0, x), ew.where(close, 0.0, y)  # no inf - inf computed
+        diff = (a - b).abs()  # infinite (inf against -inf or a finite value): never close
+        close = close | (diff.isfinite() & (diff <= atol + rtol * b.abs()))
+        if equal_nan and self.is_floating_point():
             close = close | ((self != self) & (other != other))
     return close
 
@@ -600,9 +602,21 @@ Tensor.as_strided, Tensor.unfold, Tensor.diagonal = _strided.as_strided, _stride
 Tensor.expand_as = lambda self, other: sh.expand(self, other._data.shape)
 Tensor.reshape_as = lambda self, other: sh.reshape(self, other._data.shape)
 Tensor.view_as = lambda self, other: sh.view(self, other._data.shape)
-Tensor.contiguous = lambda self: sh.contiguous(self)
-Tensor.is_contiguous = lambda self: self._device.backend.is_contiguous(self._data)
-Tensor.clone = lambda self: sh.Clone.apply(self)
+Tensor.contiguous = lambda self, *, memory_format=None: sh.contiguous(self, memory_format)
+Tensor.clone = lambda self, *, memory_format=None: sh.clone(self, memory_format)
+
+
+def _is_contiguous(self, *, memory_format=None):
+    if memory_format is None:
+        return self._device.backend.is_contiguous(self._data)
+    from . import memory_formats as mf
+    mf.check(memory_format, "is_contiguous")
+    if memory_format is mf.preserve_format:  # torch asks the default layout's question
+        memory_format = mf.contiguous_format
+    return mf.is_contiguous_as(self._data.shape, self.stride(), memory_format)
+
+
+Tensor.is_contiguous = _is_contiguous
 Tensor.split = _split
 Tensor.__getitem__ = lambda self, index: ix.getitem(self, index)
 
@@ -669,7 +683,7 @@ def _fill_(self, value):
     if isinstance(value, Tensor) and value._data.ndim:
         raise RuntimeError(f"fill_ only supports 0-dimension value tensor but got tensor with "
                            f"{value._data.ndim} dimensions.")
-    return _fill(self, value, ew.Fill)
+    return _fill(self, value, ew.FillTensor_ if isinstance(value, Tensor) else ew.FillScalar_)
 
 
 def _fill(self, value, cls):
@@ -871,5 +885,5 @@ def _cast_method(name, d):
 
 
 for _name, _d in (("byte", _small_dt.uint8), ("char", _small_dt.int8), ("short", _small_dt.int16),
-                  ("half", _small_dt.float16)):
+                  ("half", _small_dt.float16), ("bfloat16", _small_dt.bfloat16)):
     setattr(Tensor, _name, _cast_method(_name, _d))

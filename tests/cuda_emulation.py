@@ -913,8 +913,9 @@ def set_allocator(allocator=None):
 # ---- kernels: RawModule and the ABI ---------------------------------------------------------------
 
 DT = {"f32": np.dtype(np.float32), "f64": np.dtype(np.float64), "i64": np.dtype(np.int64),
-      "i32": np.dtype(np.int32), "b8": np.dtype(np.bool_)}
-CNAME = {"f32": "float", "f64": "double", "i64": "long long", "i32": "int", "b8": "bool"}
+      "i32": np.dtype(np.int32), "b8": np.dtype(np.bool_), "u16": np.dtype(np.uint16)}
+CNAME = {"f32": "float", "f64": "double", "i64": "long long", "i32": "int", "b8": "bool",
+         "u16": "unsigned short"}  # u16: bfloat16's bits
 
 
 class _DevPtr:
@@ -1436,8 +1437,28 @@ def _adagrad_list(L, eps, weight_decay, flags, count, *slots):
     _run_list("adagrad_list", used, update)
 
 
+def _bf16_widen(bits):
+    return (bits.astype(np.uint32) << 16).view(np.float32)
+
+
+def _bf16_round(x):
+    """float32 values to bfloat16 bits, modelled in float64: 8 significant bits (a spacing of
+    2**-133 below the normal range), ties to even, too large for float32 -> inf, NaN -> 0x7fc0."""
+    v = x.astype(np.float64)
+    finite = np.isfinite(v)
+    _, e = np.frexp(np.where(finite, v, 1.0))
+    spacing = np.ldexp(1.0, np.maximum(e - 8, -133))
+    with np.errstate(over="ignore"):
+        r = np.where(finite, np.rint(v / spacing) * spacing, v).astype(np.float32)
+    out = (r.view(np.uint32) >> 16).astype(np.uint16)
+    out[np.isnan(v)] = 0x7FC0
+    return out
+
+
 def _register_elementwise():
     f = "elementwise.cu"
+    for name, fn, t, r in (("bf16_to_f32", _bf16_widen, "u16", "f32"), ("f32_to_bf16", _bf16_round, "f32", "u16")):
+        _kernel(f, name, [f"P:{t}", f"P:{r}", "i64"], _ew_unary(name, fn)[0])
     floats, ints = ("f32", "f64"), ("i64", "i32")
     unary = {t: ("neg", "abs", "exp", "log", "log1p", "expm1", "erf", "sqrt", "sin", "cos", "tanh", "sigmoid",
                  "relu", "sign", "floor", "ceil", "trunc", "round") + tuple(MATH_MORE_UNARY) for t in floats}
@@ -1468,7 +1489,7 @@ def _register_elementwise():
         c, _, _, st = _ew_binary(f"{op}_b8", BINARY[op], sname=f"{op}_strided_b8")
         _kernel(f, f"{op}_b8", ["P:b8", "P:b8", "P:b8", "i64"], c)
         _kernel(f, f"{op}_strided_b8", ["P:b8", "P:b8", "P:b8", "i64", "P:i64", "i32"], st)
-    for t in DT:
+    for t in (t for t in DT if t != "u16"):  # bfloat16's fill and where run widened, in f32
         _kernel(f, f"where_strided_{t}", ["P:b8", f"P:{t}", f"P:{t}", f"P:{t}", "i64", "P:i64", "i32"], _where)
         _kernel(f, f"fill_{t}", [f"P:{t}", t, "i64"], _fill)
     for t in floats + ints:

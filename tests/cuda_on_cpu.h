@@ -423,6 +423,7 @@ template <> struct Code<long long> { static std::string s() { return "i64"; } };
 template <> struct Code<int> { static std::string s() { return "i32"; } };
 template <> struct Code<bool> { static std::string s() { return "b8"; } };
 template <> struct Code<unsigned long long> { static std::string s() { return "u64"; } };
+template <> struct Code<unsigned short> { static std::string s() { return "u16"; } };
 template <class T> struct Code<T*> {
     static std::string s() {
         return (std::is_const<T>::value ? "C" : "P") + Code<typename std::remove_cv<T>::type>::s();

@@ -46,9 +46,9 @@ ASCENDING, DESCENDING, SHUFFLED = 0, 1, 2
 
 # C parameter codes (tests/cuda_on_cpu.h, Code<T>) -> ctypes
 _CTYPES = {"f32": ctypes.c_float, "f64": ctypes.c_double, "i64": ctypes.c_longlong,
-           "i32": ctypes.c_int, "b8": ctypes.c_bool, "u64": ctypes.c_ulonglong}
+           "i32": ctypes.c_int, "b8": ctypes.c_bool, "u64": ctypes.c_ulonglong, "u16": ctypes.c_ushort}
 _NP = {"f32": np.float32, "f64": np.float64, "i64": np.int64, "i32": np.int32, "b8": np.bool_,
-       "u64": np.uint64}
+       "u64": np.uint64, "u16": np.uint16}
 
 
 class KernelFault(Exception):

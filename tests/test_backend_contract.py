@@ -46,7 +46,8 @@ def be(request):
 
 F32, F64, I64, I32, BOOL = np.float32, np.float64, np.int64, np.int32, np.bool_
 TOL = {np.dtype(F32): (1e-5, 1e-6), np.dtype(F64): (1e-10, 1e-12)}
-_SHORT = {"float32": "f32", "float64": "f64", "int64": "i64", "int32": "i32", "bool": "b"}
+_SHORT = {"float32": "f32", "float64": "f64", "int64": "i64", "int32": "i32", "bool": "b",
+          "uint16": "bf16bits"}
 
 rng = np.random.default_rng(20240611)
 
@@ -1328,6 +1329,42 @@ _RNG_STATE_CASES = [rng_state_case("rand", (50,), F32), rng_state_case("randn", 
                     rng_state_case("randint", 0, 1000, (50,), I64)]
 
 
+# ---- bfloat16's bits (uint16) to and from float32 -------------------------------------------
+
+def _bf16_expected(x):
+    """float32 x rounded to bfloat16 bits, to nearest even, with Python's exact integers."""
+    out = []
+    for u in x.astype(F32).ravel().view(np.uint32).tolist():
+        if (u & 0x7FFFFFFF) > 0x7F800000:
+            out.append(0x7FC0)
+            continue
+        keep, rest = u >> 16, u & 0xFFFF
+        out.append(keep + (rest > 0x8000 or (rest == 0x8000 and keep & 1)))
+    return np.array(out, np.uint16).reshape(x.shape)
+
+
+_BF16_EDGES = arr([0.0, -0.0, 1.0, -2.5, np.inf, -np.inf, np.nan, 3.4e38, -3.39e38, 3.3895e38, 1e-40, -1e-45,
+                   1 + 2.0 ** -8, 1 + 3 * 2.0 ** -8, 1 + 2.0 ** -8 + 2.0 ** -20, 0.1], F32)
+_BF16_RANDOM = (np.random.default_rng(5).standard_normal(1001) * 1e3).astype(F32)  # not a multiple of 4
+_BF16_BITS = arr([0x3F80, 0xC020, 0x7F80, 0xFF80, 0x0001, 0x8000, 0x7FC0, 0x7F7F, 0x0000], np.uint16)
+_BF16_VALUES = [1.0, -2.5, np.inf, -np.inf, 2.0 ** -133, -0.0, np.nan, (2 - 2.0 ** -7) * 2.0 ** 127, 0.0]
+_BF16_CASES = {
+    "bf16_to_f32": [out(_BF16_BITS, expect=arr(_BF16_VALUES, F32), dtype=F32),
+                    out(_bf16_expected(_BF16_RANDOM), expect=(_bf16_expected(_BF16_RANDOM).astype(np.uint32) << 16)
+                        .view(F32), dtype=F32, label="1001-elements"),
+                    out(Transposed(_BF16_BITS[:8].reshape(2, 4)), expect=arr(_BF16_VALUES[:8], F32).reshape(2, 4),
+                        dtype=F32, label="transposed"),
+                    out(arr([], np.uint16), expect=np.zeros(0, F32), dtype=F32),
+                    out(arr(0x4049, np.uint16), expect=np.array(3.140625, F32), dtype=F32, label="0-d")],
+    "f32_to_bf16": [out(_BF16_EDGES, expect=_bf16_expected(_BF16_EDGES), dtype=np.uint16),
+                    out(_BF16_RANDOM, expect=_bf16_expected(_BF16_RANDOM), dtype=np.uint16, label="1001-elements"),
+                    out(Transposed(_BF16_EDGES[:12].reshape(3, 4)), expect=_bf16_expected(_BF16_EDGES[:12].reshape(3, 4)),
+                        dtype=np.uint16, label="transposed"),
+                    out(arr([], F32), expect=np.zeros(0, np.uint16), dtype=np.uint16),
+                    out(arr(3.14159, F32), expect=np.array(0x4049, np.uint16), dtype=np.uint16, label="0-d")],
+}
+
+
 # ---- custom checks -----------------------------------------------------------------------
 
 def empty_case(shape, dtype):
@@ -1900,6 +1937,7 @@ TABLE = {
              seed_case("randint", 0, 1000, (50,), I64)],
     "rng_state": _RNG_STATE_CASES,
     "set_rng_state": _RNG_STATE_CASES + [set_rng_state_rejects],
+    **_BF16_CASES,
     "poisson": [poisson_case(s, d) for s, d in (((2, 3), F32), ((), F64), ((0,), F32), ((5000,), F64),
                                                 ((100, 60), F32))],
     "astype": [out(x23, F64, ref=lambda a, d: a, dtype=F64),

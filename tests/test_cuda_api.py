@@ -52,7 +52,9 @@ def test_predicates(device):
     _gpu(device)
     minigrad.cuda.init()
     assert minigrad.cuda.is_initialized()
-    assert minigrad.cuda.is_bf16_supported() is False  # minigrad has no bfloat16
+    assert minigrad.cuda.is_bf16_supported() is True  # bfloat16 is computed in float32 kernels on any GPU
+    capable = minigrad.cuda.get_device_capability()[0] >= 8
+    assert minigrad.cuda.is_bf16_supported(including_emulation=False) is capable
 
 
 def test_without_a_gpu_the_calls_that_need_one_raise():

@@ -12,9 +12,11 @@ from test_api_sweep import check, outcome, torch, warned
 # ---- Tensor.to / Module.to: three overloads, torch's TypeError for anything else ----------------
 
 _TO_OPTIONS = (
-    " * (minigrad.device device = None, minigrad.dtype dtype = None, bool non_blocking = False, bool copy = False)\n"
-    " * (minigrad.dtype dtype, bool non_blocking = False, bool copy = False)\n"
-    " * (Tensor tensor, bool non_blocking = False, bool copy = False)\n")
+    " * (minigrad.device device = None, minigrad.dtype dtype = None, bool non_blocking = False, bool copy = False, "
+    "*, minigrad.memory_format memory_format = None)\n"
+    " * (minigrad.dtype dtype, bool non_blocking = False, bool copy = False, *, minigrad.memory_format memory_format"
+    " = None)\n"
+    " * (Tensor tensor, bool non_blocking = False, bool copy = False, *, minigrad.memory_format memory_format = None)\n")
 
 
 def _to_error(got):

@@ -31,7 +31,7 @@ def test_dtype_attributes():
         assert (m.is_floating_point, m.is_signed, m.itemsize) == (t.is_floating_point, t.is_signed, t.itemsize)
         assert repr(m) == repr(t).replace("torch.", "minigrad.")
     assert minigrad.half is minigrad.float16 and minigrad.short is minigrad.int16
-    assert not hasattr(minigrad, "bfloat16")   # NumPy has no bfloat16: not offered
+    assert minigrad.bfloat16.itemsize == 2   # (tests/test_bfloat16.py: stored as uint16 bits)
     for attr in ("char", "byte"):
         assert hasattr(minigrad, attr) == hasattr(torch, attr)
 

@@ -95,3 +95,9 @@ from . import graph  # noqa: E402,F401  (torch.autograd.graph: saved-tensor and 
 from . import anomaly_mode  # noqa: E402,F401
 from .anomaly_mode import detect_anomaly, set_detect_anomaly  # noqa: E402,F401
 from . import functional  # noqa: E402,F401  (torch.autograd.functional)
+from .variable import Variable  # noqa: E402,F401  (torch.autograd.Variable; the module stays importable)
+
+
+def variable(*args, **kwargs):
+    """torch.autograd.variable (a function shadowing the module's name, as in torch): an error."""
+    raise RuntimeError("minigrad.autograd.variable(...) is deprecated, use minigrad.tensor(...) instead")

@@ -235,7 +235,7 @@ def _run_slow(node, buf, single, raw, retain_graph, anomaly):
 
 def _has_nan(g, device, raw):
     t = _make(g, device) if raw else g
-    if t._data.dtype.kind not in "fc":
+    if t._data.dtype.kind not in "fc" and t._data.dtype.char != "H":  # (H: bfloat16)
         return False
     prev = _grad_enabled()
     _set_grad_enabled(False)

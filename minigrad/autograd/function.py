@@ -29,7 +29,7 @@ class Node:
     _metadata = None
 
     def name(self):
-        return type(self).__name__
+        return getattr(self, "_full_name", None) or type(self).__name__
 
     def register_hook(self, fn):
         """fn(grad_inputs, grad_outputs) -> new grad_inputs or None, after the node has run."""
@@ -291,8 +291,10 @@ class Function:
         super().__init_subclass__(**kwargs)
         cls._has_raw = hasattr(cls, "backward_raw")
         name = cls.__dict__.get("_node_name") or cls.__name__ + "Backward"
-        cls._backward_cls = type(name, (BackwardCFunction,),
-                                 {"_forward_cls": cls, "__module__": cls.__module__})
+        # torch's C++-named nodes (torch::autograd::NotImplemented) show the last part as their
+        # Python type's name and the whole as name()
+        cls._backward_cls = type(name.rpartition("::")[2], (BackwardCFunction,),
+                                 {"_forward_cls": cls, "__module__": cls.__module__, "_full_name": name})
 
     def __init__(self, *args, **kwargs):
         raise RuntimeError("Function objects are not instantiated: call the class's apply() "
@@ -433,7 +435,7 @@ def _record(cls, args, needs):
         ctx._input_meta = [(a._data.shape, a._data.dtype) if n else None for a, n in zip(args, needs)]
     if out.__class__ is not tuple:
         ctx._device = out._device
-        if out._data.dtype.kind == "f":
+        if out._data.dtype.kind == "f" or out._data.dtype.char == "H":  # (H: bfloat16)
             out.grad_fn = ctx
             out._requires_grad = True
             if not builtin and out._base is not None:
@@ -462,7 +464,7 @@ def _record(cls, args, needs):
                      for o in out]
     nondiff = ctx._non_differentiable
     for i, o in enumerate(out):
-        if (isinstance(o, Tensor) and o._data.dtype.kind == "f"
+        if (isinstance(o, Tensor) and (o._data.dtype.kind == "f" or o._data.dtype.char == "H")
                 and not any(o is t or _alias_of(o, t) for t in nondiff)):
             o.grad_fn, o._output_nr, o._requires_grad = ctx, i, True
             if not builtin and o._base is not None:

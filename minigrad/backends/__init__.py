@@ -9,6 +9,9 @@ PRIMITIVES = (
     # creation and transfer
     "asarray", "to_numpy", "empty", "zeros", "ones", "full", "arange", "linspace", "eye",
     "rand", "randn", "randint", "seed", "astype", "copy",
+    # bfloat16 arrays are uint16 bit patterns: bf16_to_f32(a) widens them to float32 exactly;
+    # f32_to_bf16(a) rounds a float32 array to them (to nearest even; overflow to inf; NaN 0x7fc0)
+    "bf16_to_f32", "f32_to_bf16",
     # rng_state() -> bytes: a snapshot of the generator rand/randn/randint/poisson draw from;
     # set_rng_state(state) restores one, so the draws that followed it come again (CUDA: taking
     # a snapshot reseeds the generator, reproducibly, as CuPy cannot report its position)

@@ -240,6 +240,8 @@ class CudaBackend:
         dtype = np.dtype(dtype)
         with self.device:
             r = self._rng.randint(low, high, shape, dtype=np.int64)
+        if dtype == np.uint16:  # bfloat16's bits
+            return self.f32_to_bf16(r.astype(np.float32))
         return r if dtype == np.int64 else r.astype(dtype)
 
     def poisson(self, lam):
@@ -1458,6 +1460,21 @@ class CudaBackend:
             return a
         with self.device:
             return a.copy(order="C")
+
+    # bfloat16 arrays are uint16 bit patterns (kernels/elementwise.cu's bf16_to_f32, f32_to_bf16)
+    def _convert(self, kname, a, dtype):
+        a = self.ascontiguous(a)
+        out = self.empty(a.shape, dtype)
+        n = a.size
+        if n:
+            self._launch("elementwise.cu", kname, self._grid(n), (BLOCK,), (a, out, np.int64(n)))
+        return out
+
+    def bf16_to_f32(self, a):
+        return self._convert("bf16_to_f32", a, np.float32)
+
+    def f32_to_bf16(self, a):
+        return self._convert("f32_to_bf16", a, np.uint16)
 
     # ---- convolution's data movement (kernels/conv.cu) ----------------------------------
     @staticmethod

@@ -107,6 +107,7 @@ def kernel_names():
     names = {"elementwise.cu": set(), "reduce.cu": set(), "softmax.cu": set(), "matmul.cu": set(),
              "sort.cu": set(), "scan.cu": set(), "norm.cu": set(), "conv.cu": set(), "linalg.cu": set(),
              "linalg_eig.cu": set(), "scatter.cu": set()}
+    names["elementwise.cu"].update({"bf16_to_f32", "f32_to_bf16"})  # bfloat16's bits to and from float32
     for sfx in ("f32", "f64", "i64", "i32"):
         names["scatter.cu"].update(f"scatter_{op}_{sfx}" for op in ("prod", "amax", "amin"))
     for sfx in ("f32", "f64"):

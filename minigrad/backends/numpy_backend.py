@@ -105,6 +105,9 @@ def _draw(rng, kind, shape, dtype, low=0, high=None):
     if np.dtype(dtype) == np.float16 and kind != "integers":  # drawn in float32; uniform on half's grid
         r = _draw(rng, kind, shape, np.float32)
         return (np.floor(r * 2048) / 2048 if kind == "uniform" else r).astype(np.float16)
+    if np.dtype(dtype) == np.uint16:  # bfloat16's bits: drawn in float32, uniform on its 2**-8 grid
+        r = _draw(rng, kind, shape, np.float32, low, high)
+        return f32_to_bf16(np.floor(r * 256) / 256 if kind == "uniform" else r)
     if kind == "uniform":
         return rng.random(shape, dtype=dtype)
     if kind == "normal":
@@ -1084,6 +1087,25 @@ def col2im(cols, spatial, k, dil, pads, stride, out):
 
 def ascontiguous(a):
     return a if a.flags.c_contiguous else a.copy(order="C")
+
+
+# bfloat16 is stored as its 16 bits (uint16): the top half of the float32 with the same sign,
+# exponent and first 7 fraction bits
+def bf16_to_f32(a):
+    wide = a.astype(np.uint32)
+    wide <<= 16  # in place, so that a 0-d array stays an array
+    return wide.view(np.float32)
+
+
+def f32_to_bf16(a):
+    """float32 array a rounded to bfloat16 bits, to nearest with ties to even (as torch): a carry
+    out of the fraction bumps the exponent, so what rounds past the largest finite value is inf,
+    and every NaN becomes the quiet NaN 0x7fc0."""
+    bits = np.ascontiguousarray(a, dtype=np.float32).reshape(-1).view(np.uint32)
+    odd = (bits >> 16) & 1
+    out = ((bits + (odd + 0x7FFF)) >> 16).astype(np.uint16)
+    out[np.isnan(bits.view(np.float32))] = 0x7FC0
+    return out.reshape(np.shape(a))
 
 
 # float16 and the 8/16-bit integers compute in float32 / int32 (see small_dtypes.py)

@@ -1,4 +1,4 @@
-"""float16 and the 8/16-bit integers (uint8, int8, int16) on both backends.
+"""float16, bfloat16 and the 8/16-bit integers (uint8, int8, int16) on both backends.
 
 Arrays of these dtypes are stored as such, but computed in a wider type, as PyTorch computes
 them: half in float32 (its "opmath" type, for elementwise ops, reductions and matmul alike) and
@@ -9,21 +9,29 @@ primitive runs, and every result in the wide type is cast back (a result of anot
 as argmax's int64 indices or a comparison's bools, is left as it is). In-place primitives write
 the rounded result back into the small array. Layout primitives (views, indexing, copies,
 concatenation) see the small arrays themselves.
+
+bfloat16 has no NumPy dtype: its arrays are uint16 holding the bits (minigrad has no uint16
+dtype, so uint16 always means bfloat16). It widens to float32 and narrows back through the
+backends' bf16_to_f32 / f32_to_bf16 (bit operations on NumPy, our kernels on CUDA), which the
+astype wrapper below calls; everything else treats it as float16 is treated.
 """
 import numpy as np
 
 WIDE = {np.dtype(np.float16): np.dtype(np.float32), np.dtype(np.uint8): np.dtype(np.int32),
-        np.dtype(np.int8): np.dtype(np.int32), np.dtype(np.int16): np.dtype(np.int32)}
+        np.dtype(np.int8): np.dtype(np.int32), np.dtype(np.int16): np.dtype(np.int32),
+        np.dtype(np.uint16): np.dtype(np.float32)}  # uint16: bfloat16's bits
 _SMALL_SPELLINGS = {"float16": np.dtype(np.float16), "half": np.dtype(np.float16), "uint8": np.dtype(np.uint8),
-                    "int8": np.dtype(np.int8), "int16": np.dtype(np.int16)}
-_SMALL_SPELLINGS.update({t: np.dtype(t) for t in (np.float16, np.uint8, np.int8, np.int16)})
+                    "int8": np.dtype(np.int8), "int16": np.dtype(np.int16), "uint16": np.dtype(np.uint16)}
+_SMALL_SPELLINGS.update({t: np.dtype(t) for t in (np.float16, np.uint8, np.int8, np.int16, np.uint16)})
 _SMALL_SPELLINGS.update({d: d for d in WIDE})
 
 # the primitives that see small arrays as they are (no arithmetic, or their own handling below)
 NATIVE = frozenset((
     "asarray", "to_numpy", "empty", "copy", "seed", "reshape", "view", "transpose", "broadcast_to",
     "getitem", "concatenate", "split", "copyto", "is_contiguous", "data_ptr", "strides", "as_strided",
-    "ascontiguous", "randint", "im2col", "col2im", "setitem"))
+    "ascontiguous", "randint", "setitem", "bf16_to_f32", "f32_to_bf16"))
+# (im2col/col2im are widened like arithmetic: col2im sums overlapping patches, which bfloat16's
+# bits cannot be summed as, and the CUDA kernels exist for 4- and 8-byte types only)
 # the in-place primitives: which positional arguments they write (each an array or a list of arrays)
 INPLACE = {"iadd": (0,), "binary_inplace": (1,), "axpy": (0,), "foreach_axpy": (0,), "index_reduce": (0,),
            "foreach_adam": (0, 2, 3, 4), "foreach_sgd": (0, 2), "foreach_rmsprop": (0, 2, 3, 4),
@@ -36,7 +44,17 @@ ROUND_SCALARS = frozenset((
     "add", "sub", "pow", "fmod", "remainder", "floor_divide", "trunc_divide", "maximum", "minimum", "eq", "ne",
     "lt", "le", "gt", "ge", "atan2", "hypot", "logaddexp", "logaddexp2", "copysign", "xlogy", "where", "iadd",
     "zeta", "igamma", "igammac", "xlog1py", "nextafter"))
-_F32, _F16 = np.dtype(np.float32), np.dtype(np.float16)
+_F32, _F16, _BF16 = np.dtype(np.float32), np.dtype(np.float16), np.dtype(np.uint16)
+
+
+def round_scalar(value, small):
+    """The Python float `value` rounded to float16 or bfloat16 (small: its NumPy storage dtype),
+    through float32 as torch converts a double (a Python number) to either."""
+    if small == _F16:
+        return float(np.float16(value))
+    from .numpy_backend import bf16_to_f32, f32_to_bf16
+    with np.errstate(over="ignore"):
+        return float(bf16_to_f32(f32_to_bf16(np.array(value, np.float32))))
 
 
 def _small_of(x):
@@ -116,9 +134,10 @@ def wrap(be, name, fn):
         wkw = {k: widen_arg(v) for k, v in kwargs.items()}
         for w in seen:
             back.pop(w, None)
-        if back.get(_F32) == _F16 and (name in ROUND_SCALARS or (name == "binary_inplace"
-                                                                  and args[0] not in ("mul", "div"))):
-            wargs = [float(np.float16(a)) if a.__class__ is float else a for a in wargs]
+        small = back.get(_F32)
+        if small is not None and (name in ROUND_SCALARS or (name == "binary_inplace"
+                                                            and args[0] not in ("mul", "div"))):
+            wargs = [round_scalar(a, small) if a.__class__ is float else a for a in wargs]
         result = fn(*wargs, **wkw)
         for k in slots:   # write in-place results back into the small arrays
             if k < len(args):
@@ -150,10 +169,14 @@ def _restore(be, result, back):
 
 def _setitem(fn):
     """a[index] = a Python number converted as torch converts it: into a small integer through
-    int64, wrapping (NumPy refuses a number out of the dtype's range)."""
+    int64, wrapping (NumPy refuses a number out of the dtype's range); into bfloat16 as its bits."""
     def setitem(a, index, value, *rest, **kwargs):
         if a.dtype in WIDE and not hasattr(value, "dtype") and isinstance(value, (int, float)):
-            if a.dtype.kind in "iu":
+            if a.dtype == _BF16:
+                from .numpy_backend import f32_to_bf16
+                with np.errstate(over="ignore"):
+                    value = f32_to_bf16(np.array(value, np.float32))[()]
+            elif a.dtype.kind in "iu":
                 value = np.array(value).astype(np.int64).astype(a.dtype)[()]
             else:
                 value = np.float16(value)
@@ -164,9 +187,19 @@ def _setitem(fn):
 
 def _astype(be, fn):
     """Casts into a small integer dtype from a float go through int64 (torch's CPU conversion:
-    300.0 -> uint8 44, -3.7 -> 253), where a direct cast would saturate or be undefined."""
+    300.0 -> uint8 44, -3.7 -> 253), where a direct cast would saturate or be undefined.
+    bfloat16 (uint16 bits) goes through float32 both ways: widened exactly, then cast; cast to
+    float32 (float64 rounds twice, as torch's), then rounded to bfloat16."""
     def astype(a, dtype):
         small = _small_of(dtype)
+        if a.dtype == _BF16 or small == _BF16:
+            if a.dtype == small:
+                return fn(a, dtype)
+            if a.dtype == _BF16:
+                wide = be.bf16_to_f32(a)
+                return wide if np.dtype(dtype) == _F32 else astype(wide, dtype)
+            with np.errstate(over="ignore", invalid="ignore"):
+                return be.f32_to_bf16(a if a.dtype == _F32 else fn(a, _F32))
         if small is None:
             return fn(a, dtype)
         with np.errstate(over="ignore", invalid="ignore"):  # as torch: overflow gives inf, wraps
@@ -177,17 +210,21 @@ def _astype(be, fn):
     return astype
 
 
+_GRID = {_F16: 2048.0, _BF16: 256.0}  # 2 ** significant bits
+
+
 def _draw(be, name, fn):
-    """rand / randn in half: drawn in float32; uniform draws on the 2**-11 grid of [0, 1) that
-    half holds exactly (torch's), so that none rounds up to 1."""
+    """rand / randn in half or bfloat16: drawn in float32; uniform draws on the 2**-11 (2**-8)
+    grid of [0, 1) that the dtype holds exactly (torch's), so that none rounds up to 1."""
     def draw(shape, dtype):
-        if _small_of(dtype) != np.dtype(np.float16):
+        small = _small_of(dtype)
+        if small not in _GRID:
             return fn(shape, dtype)
         r = fn(shape, np.float32)
         if name == "rand":
-            r = be.floor(be.mul(r, 2048.0))
-            r = be.mul(r, 1.0 / 2048)
-        return be.astype(r, np.float16)
+            r = be.floor(be.mul(r, _GRID[small]))
+            r = be.mul(r, 1.0 / _GRID[small])
+        return be.astype(r, small)
     return draw
 
 

@@ -3,3 +3,4 @@ from .parameter import Buffer, Parameter, UninitializedBuffer, UninitializedPara
 from .modules import *  # noqa: F401,F403
 from . import functional, init, parallel, utils  # noqa: F401
 from .parallel import DataParallel
+from .modules.legacy import NLLLoss2d, Container, CrossMapLRN2d  # noqa: E402,F401  (deprecated torch.nn names)

@@ -15,6 +15,7 @@ from .broadcast import sum_to
 from .elementwise import Builtin, device_error, where
 from .nn_ops import softplus_array, _float_input, _NEG_SLOPE_INPLACE
 from .inplace import inplace as _inplace
+from .._autocast import AUTOCAST_ON as _AUTOCAST_ON, dispatch as _autocast  # torch.autocast's op policies
 
 
 def _tensor(x, fn, arg="input", pos=1):
@@ -287,7 +288,7 @@ def hardtanh(input, min_val=-1.0, max_val=1.0, inplace=False):
     _number(min_val, name, "min_val", 2), _number(max_val, name, "max_val", 3)
     if input._data.dtype.kind == "b":
         raise RuntimeError("Bool inputs not supported for hardtanh")
-    if input._data.dtype.kind != "f":
+    if not input.is_floating_point():
         min_val, max_val = int(min_val), int(max_val)  # torch casts the bounds to the input's type
     return _act(Hardtanh, input, name, None, min_val, max_val, inplace=inplace)
 
@@ -340,7 +341,7 @@ def threshold(input, threshold, value, inplace=False):
     name = "threshold_" if inplace else "threshold"
     _tensor(input, name)
     _number(threshold, name, "threshold", 2), _number(value, name, "value", 3)
-    kind = input._data.dtype.kind
+    kind = "f" if input._data.dtype.char == "H" else input._data.dtype.kind  # (H: bfloat16)
     if kind == "b":
         raise NotImplementedError("\"threshold_cpu\" not implemented for 'Bool'")
     if kind != "f":
@@ -376,6 +377,8 @@ def hardshrink(input, lambd=0.5):
 
 
 def prelu(input, weight):
+    if _AUTOCAST_ON[0] and (r := _autocast("prelu", prelu, input, weight)) is not None:
+        return r
     _tensor(input, "prelu")
     _tensor(weight, "prelu", "weight", 2)
     if weight._device is not input._device:

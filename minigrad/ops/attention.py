@@ -22,6 +22,7 @@ from ..tensor import Tensor, _make
 from .join import cat
 from .nn_ops import linear
 from .padding import pad
+from .._autocast import AUTOCAST_ON as _AUTOCAST_ON, dispatch as _autocast  # torch.autocast's op policies
 
 _NEG_INF = float("-inf")
 
@@ -144,6 +145,8 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.
     """softmax(q k^T * scale + bias) v over the last two dims (batch dims broadcast): a boolean
     attn_mask keeps the True positions, a float one is added; is_causal masks the upper triangle
     (top-left aligned); scale defaults to 1 / sqrt(E); dropout_p is always applied."""
+    if _AUTOCAST_ON[0] and (r := _autocast("scaled_dot_product_attention", scaled_dot_product_attention, query, key, value, attn_mask, dropout_p, is_causal, scale=scale, enable_gqa=enable_gqa)) is not None:
+        return r
     _check_sdpa_arguments(query, key, value, attn_mask, dropout_p, is_causal, scale, enable_gqa)
     n_queries, n_keys, width = query.shape[-2], key.shape[-2], query.shape[-1]
     if scale is None:

@@ -46,7 +46,7 @@ def _test(a, on_float, others):
     """A bool tensor: on_float(backend, array) for a float tensor; for integer and bool tensors,
     whose values are all finite, the constant others."""
     be = a._device.backend
-    if a._data.dtype.kind == "f":
+    if a.is_floating_point():
         return _make(on_float(be, a._data), a._device)
     return _make(be.full(a._data.shape, others, bool_.np), a._device)
 
@@ -149,7 +149,7 @@ class Logsumexp(Builtin):
 def logsumexp(a, dim=_NO, keepdim=False):
     if dim is _NO:
         raise TypeError('logsumexp() missing 1 required positional arguments: "dim"')
-    if a._data.dtype.kind != "f":
+    if not a.is_floating_point():
         a = a.to(get_default_dtype())  # torch computes integers and bools in the default float dtype
     dims = normalize_dims(dim, a._data.ndim, "logsumexp")
     return apply_first(Logsumexp, a, dims, keepdim)
@@ -270,7 +270,7 @@ class Trace(Builtin):
         idx, bounds, length = _diagonal_index(be, n, m, 0)
         ctx.shape, ctx.index, ctx.bounds = x.shape, idx, bounds
         d = be.getitem(x, idx, bounds) if length else be.zeros((0,), x.dtype)
-        return _make(be.sum(d, None, False, int64.np if x.dtype.kind in "iu" else None), a._device)
+        return _make(be.sum(d, None, False, int64.np if x.dtype.kind in "iu" and x.dtype.char != "H" else None), a._device)
 
     @staticmethod
     def backward(ctx, g):
@@ -515,7 +515,8 @@ class Gather(Builtin):
 
 def _grid_shape(idx):
     """The shape of the index _grid made (its items broadcast together)."""
-    return tuple(builtins.max(sizes) for sizes in zip(*(i.shape for i in idx)))
+    # (broadcast: a size other than 1 wins, 0 included, which max() would lose to a 1)
+    return tuple(next((n for n in sizes if n != 1), 1) for sizes in zip(*(i.shape for i in idx)))
 
 
 class IndexSelectScalar(Gather):
@@ -634,14 +635,18 @@ def _block(be, x, shape):
         x = be.reshape(x, (1,))
     if x.shape == shape:
         return x
+    if 0 in shape:  # an empty index reads nothing: src may even be smaller than it (torch checks no sizes)
+        return be.zeros(shape, x.dtype)
     return be.getitem(x, tuple(slice(0, n) for n in shape))
 
 
 def _src_grad(g, ctx):
     """The gradient of a scatter's src: g gathered at the index (torch's grad.gather(dim, index),
     which torch's engine refuses when src is larger than the index: minigrad pads it)."""
-    gs = apply_first(Gather, g, ctx.index, ctx.bounds, ctx.ishape)
     shape = ctx.src_shape if ctx.src_shape else (1,)
+    if 0 in ctx.ishape:  # nothing was read from src
+        return _make(g._device.backend.zeros(ctx.src_shape, g._data.dtype), g._device)
+    gs = apply_first(Gather, g, ctx.index, ctx.bounds, ctx.ishape)
     if gs._data.shape != shape:
         from .index import SlicePut
         pad = _make(g._device.backend.zeros(shape, g._data.dtype), g._device)
@@ -658,6 +663,8 @@ class ScatterAdd(Scatter):
         ctx.index, ctx.bounds = idx, bounds
         ctx.src_shape, ctx.ishape = src._data.shape, _grid_shape(idx)
         be, x = a._device.backend, a._data
+        if 0 in ctx.ishape:  # an empty index adds nothing
+            return _make(be.copy(x), a._device)
         flat = x.shape if x.ndim else (1,)
         values = _block(be, src._data, ctx.ishape)
         if x.dtype.kind == "b":  # a logical or, counted in int32
@@ -792,7 +799,7 @@ def lerp(a, end, weight):
             raise RuntimeError(f"expected dtype {cpp_name(a.dtype)} for `weight` but got dtype "
                                f"{cpp_name(weight.dtype)}")
         weight = weight.to(a.dtype)  # a 0-d weight takes the inputs' dtype, as in torch
-    if a._data.dtype.kind != "f":
+    if not a.is_floating_point():
         kernel = "lerp_kernel_tensor" if wt else "lerp_kernel_scalar"
         raise NotImplementedError(f"\"{kernel}\" not implemented for '{a.dtype._legacy[:-6]}'")
     _same_device(a, end)
@@ -826,7 +833,7 @@ def _clamp_bound(a, bound, name):
         raise TypeError(f"{name}() received an invalid combination of arguments - got (Tensor, "
                         f"{typename(type(bound))}), but expected one of:\n * (Tensor input, Tensor {name[6:]}, *, "
                         f"Tensor out = None)\n * (Tensor input, Number {name[6:]}, *, Tensor out = None)\n")
-    kind = a._data.dtype.kind
+    kind = "f" if a._data.dtype.char == "H" else a._data.dtype.kind  # (H: bfloat16)
     if kind != "f" and isinstance(bound, float):
         a = a.to(get_default_dtype())
     elif kind == "b" and bound.__class__ is not bool:
@@ -916,7 +923,7 @@ def _moments(cls, name, input, args, dim, unbiased, keepdim, correction):
         raise TypeError(f"{name}(): pass either unbiased or correction, not both")
     if correction is None:
         correction = 0 if unbiased is False else 1
-    if input._data.dtype.kind != "f":
+    if not input.is_floating_point():
         raise RuntimeError(f"{name} only support floating point and complex dtypes")
     dims = normalize_dims(dim, input._data.ndim, name)
     return apply_first(cls, input, dims, correction, keepdim)
@@ -997,7 +1004,7 @@ class BernoulliTensor(Overwrite):
 
 
 def _require_float(t, kernel):
-    if t._data.dtype.kind != "f":
+    if not t.is_floating_point():
         raise NotImplementedError(f"\"{kernel}\" not implemented for '{t.dtype._legacy[:-6]}'")
 
 
@@ -1043,7 +1050,7 @@ def bernoulli_(t, p=0.5, *, generator=None):
     be = t._device.backend
     if isinstance(p, Tensor):
         _same_device(t, p)
-        pd = p._data if p._data.dtype.kind == "f" else be.astype(p._data, "float64")
+        pd = p._data if p.is_floating_point() else be.astype(p._data, "float64")
         u = _draw(t, "uniform", generator, pd.dtype)
         return _fill_random(t, BernoulliTensor, be.astype(be.lt(u, pd), t._data.dtype))
     if not 0 <= p <= 1:

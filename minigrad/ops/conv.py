@@ -13,6 +13,7 @@ from ..autograd.grad_mode import _grad_enabled
 from ..tensor import _make
 from .elementwise import Builtin
 from .strided import FlatScatter
+from .._autocast import AUTOCAST_ON as _AUTOCAST_ON, dispatch as _autocast  # torch.autocast's op policies
 
 
 def out_size(n, k, d, lo, hi, s, ceil_mode=False):
@@ -522,14 +523,20 @@ def conv(nd, input, weight, bias, stride, padding, dilation, groups):
 
 
 def conv1d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
+    if _AUTOCAST_ON[0] and (r := _autocast("conv1d", conv1d, input, weight, bias, stride, padding, dilation, groups)) is not None:
+        return r
     return conv(1, input, weight, bias, stride, padding, dilation, groups)
 
 
 def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
+    if _AUTOCAST_ON[0] and (r := _autocast("conv2d", conv2d, input, weight, bias, stride, padding, dilation, groups)) is not None:
+        return r
     return conv(2, input, weight, bias, stride, padding, dilation, groups)
 
 
 def conv3d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
+    if _AUTOCAST_ON[0] and (r := _autocast("conv3d", conv3d, input, weight, bias, stride, padding, dilation, groups)) is not None:
+        return r
     return conv(3, input, weight, bias, stride, padding, dilation, groups)
 
 
@@ -799,7 +806,7 @@ def avg_pool(nd, input, kernel_size, stride=None, padding=0, ceil_mode=False, co
     k, stride, padding, _ = _pool_args(fn, nd, input, kernel_size, stride, padding, 1, ceil_mode)
     if divisor_override is not None and divisor_override == 0:
         raise RuntimeError("divisor must be not zero")
-    if input._data.dtype.kind != "f":
+    if not input.is_floating_point():
         raise NotImplementedError(f"\"{fn}\" not implemented for '{input.dtype._legacy[:-6]}'")
     unbatched = input._data.ndim == nd + 1
     x = _as_2d(input, nd, unbatched)
@@ -848,7 +855,7 @@ def adaptive_avg_pool(nd, input, output_size):
         listed = ", ".join(map(str, out)) if nd < 3 else f"{out[0]}, {out[1]},{out[2]}"  # torch's 3-d spacing
         raise RuntimeError(f"{fn}: elements of output_size must be greater than or equal to 0 but received "
                            f"{{{listed}}}")
-    if input._data.dtype.kind != "f":
+    if not input.is_floating_point():
         raise NotImplementedError(f"\"{fn}{'_cpu' if nd == 3 else ''}\" not implemented for "
                                   f"'{input.dtype._legacy[:-6]}'")
     unbatched = input._data.ndim == nd + 1
@@ -958,7 +965,7 @@ def conv_transpose(nd, input, weight, bias, stride, padding, output_padding, gro
             raise RuntimeError(f"Input type (minigrad.{input.dtype._legacy}) and {what} type "
                                f"(minigrad.{other.dtype._legacy}) should be the same or input should be a MKLDNN "
                                f"tensor and {what} is a dense tensor")
-    if input._data.dtype.kind != "f" and input._data.dtype.name != "int64":  # torch's CPU kernel: floats, int64
+    if not input.is_floating_point() and input._data.dtype.name != "int64":  # torch's CPU kernel: floats, int64
         raise NotImplementedError(f"\"slow_conv_transpose{max(nd, 2)}d_out_cpu\" not implemented for "
                                   f"'{input.dtype._legacy[:-6]}'")
     if any(op >= s and op >= d for op, s, d in zip(output_padding, stride, dilation)):
@@ -983,14 +990,20 @@ def conv_transpose(nd, input, weight, bias, stride, padding, output_padding, gro
 
 
 def conv_transpose1d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1):
+    if _AUTOCAST_ON[0] and (r := _autocast("conv_transpose1d", conv_transpose1d, input, weight, bias, stride, padding, output_padding, groups, dilation)) is not None:
+        return r
     return conv_transpose(1, input, weight, bias, stride, padding, output_padding, groups, dilation)
 
 
 def conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1):
+    if _AUTOCAST_ON[0] and (r := _autocast("conv_transpose2d", conv_transpose2d, input, weight, bias, stride, padding, output_padding, groups, dilation)) is not None:
+        return r
     return conv_transpose(2, input, weight, bias, stride, padding, output_padding, groups, dilation)
 
 
 def conv_transpose3d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1):
+    if _AUTOCAST_ON[0] and (r := _autocast("conv_transpose3d", conv_transpose3d, input, weight, bias, stride, padding, output_padding, groups, dilation)) is not None:
+        return r
     return conv_transpose(3, input, weight, bias, stride, padding, output_padding, groups, dilation)
 
 
@@ -1037,7 +1050,7 @@ def adaptive_max_pool(nd, input, output_size, return_indices=False):
         bad = next(o for o in out if o < 0)
         full = shape[:-nd] + ((1,) if nd == 1 else ()) + out  # torch pools a 1-d input as height 1
         raise RuntimeError(f"Trying to create tensor with negative dimension {bad}: {_sizes(full)}")
-    if input._data.dtype.kind != "f":
+    if not input.is_floating_point():
         kname = "adaptive_max_pool3d_cpu" if nd == 3 else "adaptive_max_pool2d"
         raise NotImplementedError(f"\"{kname}\" not implemented for '{input.dtype._legacy[:-6]}'")
     if nd >= 2:  # (N, C, *spatial) or (C, *spatial) as they are: torch's node, no squeeze
@@ -1201,7 +1214,7 @@ def _max_unpool(nd, input, indices, output_size, stride=None, padding=None):
     from .elementwise import device_error
     if indices._device is not input._device:
         raise device_error(input, indices)
-    if input._data.dtype.kind != "f":
+    if not input.is_floating_point():
         raise NotImplementedError(f"\"{fn}\" not implemented for '{input.dtype._legacy[:-6]}'")
     be = input._device.backend
     plane = math.prod(output_size)

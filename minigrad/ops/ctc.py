@@ -169,7 +169,7 @@ class _CtcLossGrad(Builtin):
 
 def _lengths(obj, name, tensor_form):
     if tensor_form:
-        if obj._data.dtype.kind not in "iu":
+        if obj._data.dtype.kind not in "iu" or obj.is_floating_point():
             raise RuntimeError(f"{name} must be integral")
         return [int(v) for v in obj.reshape(-1).tolist()]
     return [int(v.item()) if isinstance(v, Tensor) else operator.index(v) for v in obj]

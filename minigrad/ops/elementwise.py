@@ -7,6 +7,7 @@ from ..autograd.grad_mode import _grad_enabled
 from ..dtypes import cpp_name, result_type, get_default_dtype, int64
 from ..tensor import Tensor, _make
 from .broadcast import broadcast_shape, sum_to, sum_to_array
+from .._autocast import AUTOCAST_ON as _AUTOCAST_ON, dispatch as _autocast  # torch.autocast's op policies
 
 
 class Builtin(Function):
@@ -48,7 +49,7 @@ def _operands(a, b, floating=False):
         b = b.item() if hasattr(b, "item") else float(b)  # NumPy scalars count as Python's
         cls = b.__class__
     kind = a._data.dtype.kind
-    if kind != "f" and (cls is float or floating):
+    if kind != "f" and (cls is float or floating) and a._data.dtype.char != "H":  # (H: bfloat16, a float)
         a = a.to(get_default_dtype())
     elif kind == "b" and cls is int:
         a = a.to(int64)
@@ -419,7 +420,8 @@ class Pow(Builtin):
             return _make(be.copy(a._data) if b else be.ones(a._data.shape, a._data.dtype), a._device)
         # a tensor of negative integer exponents is allowed (1, -1 or 0 result, as in torch);
         # a negative Python integer is refused, as torch does
-        if not isinstance(b, Tensor) and isinstance(b, int) and b < 0 and a._data.dtype.kind in "iub":
+        if (not isinstance(b, Tensor) and isinstance(b, int) and b < 0 and a._data.dtype.kind in "iub"
+                and not a.is_floating_point()):
             raise RuntimeError("Integers to negative integer powers are not allowed.")
         if (b.__class__ is int or b.__class__ is float) and b == 2 and a._data.dtype.kind == "f":
             out = _make(be.mul(a._data, a._data), a._device)  # NumPy squares this way too
@@ -578,7 +580,7 @@ class _Rounding(_ZeroGrad):
     @classmethod
     def forward(cls, ctx, a):
         be = a._device.backend
-        kind = a._data.dtype.kind
+        kind = "f" if a._data.dtype.char == "H" else a._data.dtype.kind  # (H: bfloat16)
         if kind == "f":
             return _make(getattr(be, cls._prim)(a._data), a._device)
         if kind == "b":
@@ -610,7 +612,7 @@ class RoundDecimals(_ZeroGrad):
     @staticmethod
     def forward(ctx, a, decimals):
         be = a._device.backend
-        if a._data.dtype.kind != "f":
+        if not a.is_floating_point():
             raise NotImplementedError(f"\"round_cpu\" not implemented for '{a.dtype._legacy[:-6]}'")
         scale = 10.0 ** abs(decimals)
         if decimals >= 0:
@@ -633,7 +635,7 @@ class Frac(Builtin):
     @staticmethod
     def forward(ctx, a):
         be = a._device.backend
-        if a._data.dtype.kind != "f":
+        if not a.is_floating_point():
             raise NotImplementedError(f"\"frac_cpu\" not implemented for '{a.dtype._legacy[:-6]}'")
         return _make(be.sub(a._data, be.trunc(a._data)), a._device)
 
@@ -876,12 +878,69 @@ def clamp(a, min=None, max=None):
         if not isinstance(bound, (Tensor, Number)) and not hasattr(bound, "dtype") or isinstance(bound, complex):
             from .._arg_errors import type_name
             raise TypeError(f"clamp(): argument '{name}' must be Number, not {type_name(bound)}")
-        if isinstance(bound, Tensor):
-            raise TypeError("clamp with tensor bounds is not supported by minigrad; use "
-                            "minigrad.maximum / minigrad.minimum")
-    if a._data.dtype.kind != "f" and any(isinstance(v, float) for v in (min, max)):
+    tensors = [isinstance(b, Tensor) for b in (min, max) if b is not None]
+    if any(tensors):
+        if not all(tensors):  # torch has no overload taking one bound as a tensor and one as a number
+            got = ", ".join(["Tensor"] + [("Tensor" if isinstance(b, Tensor) else type(b).__name__)
+                                          for b in (min, max)])
+            raise TypeError(f"clamp() received an invalid combination of arguments - got ({got}), but expected "
+                            "one of:\n * (Tensor input, Tensor min = None, Tensor max = None, *, Tensor out = None)"
+                            "\n * (Tensor input, Number min = None, Number max = None, *, Tensor out = None)\n")
+        return _clamp_tensors(a, min, max)
+    if not a.is_floating_point() and any(isinstance(v, float) for v in (min, max)):
         a = a.to(get_default_dtype())
     return Clamp.apply(a, min, max)
+
+
+class ClampTensors(Builtin):
+    """clamp with tensor bounds: min(max(a, lo), hi), broadcast. Each element's gradient goes to the
+    operand the output took, as torch routes it: a where lo <= a <= hi, lo where a < lo < hi, hi
+    where hi < max(a, lo); ties between the bounds (lo == hi above a) send it nowhere."""
+    _node_name = "ClampBackward0"
+
+    @staticmethod
+    def forward(ctx, a, lo, hi):
+        be = a._device.backend
+        out = a
+        if lo is not None:
+            out = _apply_binary(be.maximum, out, lo)
+        if hi is not None:
+            out = _apply_binary(be.minimum, out, hi)
+        if any(ctx.needs_input_grad):
+            ctx.save_for_backward(a, lo, hi)
+        return out if out is not a else _make(be.copy(a._data), a._device)
+
+    @staticmethod
+    def backward(ctx, g):
+        a, lo, hi = ctx.saved_tensors
+        na, nlo, nhi = ctx.needs_input_grad
+        take_a = None
+        if lo is not None:
+            take_a = a >= lo
+        if hi is not None:
+            take_a = (a <= hi) if take_a is None else take_a & (a <= hi)
+        ga = sum_to(where(take_a, g, 0.0), a._data.shape) if na else None
+        glo = ghi = None
+        if lo is not None and nlo:
+            pick = lo > a if hi is None else (lo > a) & (lo < hi)
+            glo = sum_to(where(pick, g, 0.0), lo._data.shape)
+        if hi is not None and nhi:
+            pick = hi < a if lo is None else hi < a.maximum(lo)
+            ghi = sum_to(where(pick, g, 0.0), hi._data.shape)
+        return ga, glo, ghi
+
+
+def _clamp_tensors(a, lo, hi):
+    from ..dtypes import promote_types
+    for b in (lo, hi):
+        if b is not None and b._device is not a._device:
+            raise device_error(a, b)
+    rd = a.dtype
+    for b in (lo, hi):
+        if b is not None:
+            rd = promote_types(rd, result_type(a, b))
+    a, lo, hi = (None if t is None else (t if t.dtype is rd else t.to(rd)) for t in (a, lo, hi))
+    return ClampTensors.apply(a, lo, hi)
 
 
 class Where(Builtin):
@@ -967,21 +1026,29 @@ class ToCopy(Builtin):
     _node_name = "ToCopyBackward0"
 
     @staticmethod
-    def forward(ctx, a, dtype):
+    def forward(ctx, a, dtype, order=None):
         ctx.in_dtype = a.dtype
-        return _make(a._device.backend.astype(a._data, dtype.np), a._device)
+        npd = dtype.np  # first: a small dtype's first use puts the wrappers on be's primitives
+        be = a._device.backend
+        if order is not None:  # to(memory_format=...): a copy whose memory runs over the dims in order
+            from ..memory_formats import relaid
+            data = relaid(be, a._data, order)
+            return _make(data if dtype is a.dtype else be.astype(data, npd), a._device)
+        return _make(be.astype(a._data, npd), a._device)
 
     @staticmethod
     def backward(ctx, g):
-        return g.to(ctx.in_dtype), None
+        return g.to(ctx.in_dtype), None, None
 
     @staticmethod
     def backward_raw(ctx, be, g):
-        return be.astype(g, ctx.in_dtype.np), None
+        return be.astype(g, ctx.in_dtype.np), None, None
 
 
 def unary_float(cls, a):
-    return apply_unary(cls, a if a._data.dtype.kind == "f" else a.to(get_default_dtype()))
+    if _AUTOCAST_ON[0] and (r := _autocast(cls._node_name[:-9].lower(), unary_float, cls, a)) is not None:
+        return r  # autocast's name for the op: ExpBackward0 -> exp
+    return apply_unary(cls, a if a._data.dtype.kind == "f" or a._data.dtype.char == "H" else a.to(get_default_dtype()))
 
 
 class Overwrite(Builtin):
@@ -1002,6 +1069,14 @@ class Overwrite(Builtin):
 
 class Fill(Overwrite):
     _node_name = "FillBackward0"
+
+
+class FillScalar_(Fill):  # torch names the in-place overloads' nodes apart: fill_.Scalar, fill_.Tensor
+    _node_name = "FillBackward2"
+
+
+class FillTensor_(Fill):
+    _node_name = "FillBackward3"
 
 
 class Zero(Overwrite):

@@ -4,7 +4,7 @@ from numbers import Number
 from ..autograd.function import apply_first
 from ..autograd.grad_mode import _grad_enabled
 from ..tensor import Tensor, _make, stored_grad_fn
-from .broadcast import sum_to
+from .broadcast import broadcast_shape, sum_to
 from .elementwise import Builtin, device_error
 from .shape import view_of
 
@@ -69,7 +69,7 @@ def normalize_index(a, index):
             if item._device is not a._device:
                 raise RuntimeError(f"indices should be either on cpu or on the same device as the indexed "
                                    f"tensor ({a._device})")
-            kind = item._data.dtype.kind
+            kind = "f" if item._data.dtype.char == "H" else item._data.dtype.kind  # (H: bfloat16)
             if kind == "f" or item._data.dtype.name in ("int8", "int16"):
                 raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
             if kind == "u":  # a byte tensor is a mask, as torch still reads it
@@ -106,7 +106,15 @@ def normalize_index(a, index):
         else:
             raise IndexError(f"only integers, slices (`:`), ellipsis (`...`), None and long or byte "
                              f"Variables are valid indices (got {type(item).__name__})")
-    _check_index(a._data.shape, out)
+    _check_index(a._data.shape, out, be)
+    if not basic:
+        # an Ellipsis that spans no dims does not part advanced indices for torch (it does for NumPy,
+        # which would then move the indexed dims to the front)
+        k = next((j for j, item in enumerate(out) if item is Ellipsis), None)
+        if k is not None and sum(_width(item) for item in out) == len(a._data.shape):
+            del out[k]
+            if bounds is not None:  # (kept by position in out)
+                bounds = {(j - 1 if j > k else j): b for j, b in bounds.items()}
     if bounds is not None:
         bounds = tuple(bounds.get(k) for k in range(len(out)))
     return tuple(out), basic, bounds
@@ -126,32 +134,48 @@ def _sequence_index(be, item):
     return arr if arr.dtype.kind == "b" else be.astype(arr, "int64")
 
 
-def _check_index(shape, index):
+def _width(item):
+    """The dims of the indexed tensor an index item consumes."""
+    if item is None or isinstance(item, bool) or item is Ellipsis:
+        return 0
+    return item.ndim if not isinstance(item, (int, slice)) and item.dtype.kind == "b" else 1
+
+
+def _check_index(shape, index, be):
     """torch's errors for indices that cannot apply to shape (NumPy's would name arrays)."""
-    pos, seen_ellipsis = 0, False
+    width = _width
+    total = sum(width(item) for item in index)
+    pos, arrays = 0, []
     for item in index:
-        if item is None or isinstance(item, bool):
+        if item is Ellipsis:  # the items after it index the trailing dims
+            pos = max(pos, len(shape) - (total - pos))
             continue
-        if item is Ellipsis:
-            seen_ellipsis = True
-            continue
-        if isinstance(item, (int, slice)):
-            if not shape and isinstance(item, int):
-                raise IndexError("invalid index of a 0-dim tensor. Use `tensor.item()` in Python or "
-                                 "`tensor.item<T>()` in C++ to convert a 0-dim tensor to a number")
-            pos += 1
-            continue
-        if item.dtype.kind == "b":
-            if not seen_ellipsis:
+        if isinstance(item, int) and not isinstance(item, bool) and not shape:
+            raise IndexError("invalid index of a 0-dim tensor. Use `tensor.item()` in Python or "
+                             "`tensor.item<T>()` in C++ to convert a 0-dim tensor to a number")
+        if not (item is None or isinstance(item, (bool, int, slice))):
+            if item.dtype.kind == "b":
                 for k, m in enumerate(item.shape):
                     if pos + k < len(shape) and m != shape[pos + k]:
                         raise IndexError(f"The shape of the mask {list(item.shape)} at index {k} does not match "
                                          f"the shape of the indexed tensor {list(shape)} at index {pos + k}")
-            pos += item.ndim
-        else:
-            pos += 1
-    if pos > len(shape):
+                arrays += [item] * item.ndim  # its nonzeros' positions, one list per dim
+            else:
+                arrays.append(item)
+        pos += width(item)
+    if total > len(shape):
         raise IndexError(f"too many indices for tensor of dimension {len(shape)}")
+    if len(arrays) > 1:
+        from ..dtypes import int64
+        shapes = [[int(be.to_numpy(be.sum(a, tuple(range(a.ndim)), False, int64.np)))] if a.dtype.kind == "b"
+                  else list(a.shape) for a in arrays]
+        out = ()
+        try:
+            for sh in shapes:
+                out = broadcast_shape(out, tuple(sh))
+        except RuntimeError:  # torch's words, not NumPy's (which name arrays)
+            raise IndexError("shape mismatch: indexing tensors could not be broadcast together with shapes "
+                             + ", ".join(str(sh) for sh in shapes)) from None
 
 
 class Index(Builtin):
@@ -377,11 +401,18 @@ def setitem(a, index, value):
             raise TypeError(f"can't assign a {tp_name(value)} to a {_legacy_name(a)}")
         be = a._device.backend
         value = _make(be.full((), value, a._data.dtype), a._device)
-    elif value._data.dtype != a._data.dtype:
-        value = value.to(a.dtype)
     if index.__class__ is list:
         index = as_tuple_index(index)
     idx, basic, bounds = normalize_index(a, index)
+    if value._data.dtype != a._data.dtype:
+        # index_put_ converts no value (copy_, for a basic index, converts any); torch turns a 0-d
+        # value under bool masks only into a masked fill, which converts it
+        if not basic and (value._data.ndim or any(getattr(i, "dtype", None) is not None and i.dtype.kind != "b"
+                                                  for i in idx)):
+            raise RuntimeError(f"Index put requires the source and destination dtypes match, got "
+                               f"{a.dtype._legacy[:-6]} for the destination and {value.dtype._legacy[:-6]} "
+                               "for the source.")
+        value = value.to(a.dtype)
     if value._device is not a._device:
         # torch copies a basic index's value into the view (copy_, which crosses devices);
         # index_put_ moves only a 0-d value

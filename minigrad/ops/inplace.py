@@ -23,7 +23,8 @@ def check_writable(t):
     if t._inference and not _inference_enabled():
         raise RuntimeError(_INFERENCE_INPLACE)
     a = t._data
-    if t._base is not None and any(st == 0 and n > 1 for st, n in zip(a.strides, a.shape)):
+    # (NumPy gives an array with no elements zero strides: nothing is written, nothing overlaps)
+    if t._base is not None and a.size and any(st == 0 and n > 1 for st, n in zip(a.strides, a.shape)):
         raise RuntimeError("unsupported operation: more than one element of the written-to tensor refers "
                            "to a single memory location. Please clone() the tensor before performing "
                            "the operation.")

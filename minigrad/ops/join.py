@@ -4,6 +4,7 @@ from ..dtypes import promote_types
 from ..tensor import Tensor, _as_index, _index_dims, _make, _wrap_dim
 from .elementwise import Builtin, device_error
 from .index import split_piece
+from .._autocast import AUTOCAST_ON as _AUTOCAST_ON, dispatch as _autocast  # torch.autocast's op policies
 
 
 class Cat(Builtin):
@@ -30,6 +31,8 @@ class Cat(Builtin):
 
 
 def cat(tensors, dim=0):
+    if _AUTOCAST_ON[0] and (r := _autocast("cat", cat, tensors, dim)) is not None:
+        return r
     if isinstance(tensors, Tensor) or not isinstance(tensors, (list, tuple)):
         raise TypeError("cat() received an invalid combination of arguments - expected a tuple or list "
                         f"of Tensors, got {type(tensors).__name__}")
@@ -92,6 +95,8 @@ def _check_dim_type(dim, op):
 
 
 def stack(tensors, dim=0):
+    if _AUTOCAST_ON[0] and (r := _autocast("stack", stack, tensors, dim)) is not None:
+        return r
     for i, t in enumerate(tensors):
         if not isinstance(t, Tensor):
             raise TypeError(f"expected Tensor as element {i} in argument 0, but got {type_name(t)}")

@@ -4,6 +4,7 @@ from ..tensor import Tensor, _make
 from .broadcast import broadcast_shape, sum_to
 from ..autograd.function import apply_binary
 from .elementwise import Builtin, device_error
+from .._autocast import AUTOCAST_ON as _AUTOCAST_ON, dispatch as _autocast  # torch.autocast's op policies
 
 
 class Matmul(Builtin):
@@ -122,6 +123,13 @@ def bool_product(sa, sb, kernel):
 
 
 def matmul(a, b):
+    if _AUTOCAST_ON[0] and (r := _autocast("matmul", matmul, a, b)) is not None:
+        return r
+    return _matmul(a, b)
+
+
+def _matmul(a, b):
+    """matmul without autocast's check (mm, bmm, mv and dot have their own)."""
     _check(a, b, "matmul")
     sa, sb = a._data.shape, b._data.shape
     is_bool = a._data.dtype.kind == "b"
@@ -163,13 +171,15 @@ def matmul(a, b):
 
 
 def dot(a, b):
+    if _AUTOCAST_ON[0] and (r := _autocast("dot", dot, a, b)) is not None:
+        return r
     if not isinstance(b, Tensor):
         raise TypeError(f"dot(): argument 'tensor' (position 1) must be Tensor, not {type(b).__name__}")
     if a._data.ndim != 1 or b._data.ndim != 1:
         raise RuntimeError(f"1D tensors expected, but got {a._data.ndim}D and {b._data.ndim}D tensors")
     if a._data.dtype != b._data.dtype:
         raise _dot_dtype_error(a, b)
-    return matmul(a, b)
+    return _matmul(a, b)
 
 
 def _dot_dtype_error(a, b):
@@ -178,6 +188,8 @@ def _dot_dtype_error(a, b):
 
 
 def mv(a, vec):
+    if _AUTOCAST_ON[0] and (r := _autocast("mv", mv, a, vec)) is not None:
+        return r
     if not isinstance(vec, Tensor):
         from .._arg_errors import type_name
         raise TypeError(f"mv(): argument 'vec' (position 1) must be Tensor, not {type_name(vec)}")
@@ -191,19 +203,23 @@ def mv(a, vec):
     if a._data.dtype != vec._data.dtype:  # torch's addmv: its result (of vec's dtype), mat, vec
         v, m = vec.dtype._legacy[:-6], a.dtype._legacy[:-6]
         raise RuntimeError(f"addmv input tensors must have the same dtype, but got {v}, {m}, and {v}")
-    return matmul(a, vec)
+    return _matmul(a, vec)
 
 
 def mm(a, b):
+    if _AUTOCAST_ON[0] and (r := _autocast("mm", mm, a, b)) is not None:
+        return r
     _check(a, b, "mm")
     if a._data.ndim != 2:
         raise RuntimeError("self must be a matrix")
     if b._data.ndim != 2:
         raise RuntimeError("mat2 must be a matrix")
-    return matmul(a, b)
+    return _matmul(a, b)
 
 
 def bmm(a, b):
+    if _AUTOCAST_ON[0] and (r := _autocast("bmm", bmm, a, b)) is not None:
+        return r
     _check(a, b, "bmm")
     if a._data.ndim != 3:
         raise RuntimeError("batch1 must be a 3D tensor")
@@ -213,4 +229,4 @@ def bmm(a, b):
     if sa[0] != sb[0] or sa[2] != sb[1]:
         raise RuntimeError(f"Expected size for first two dimensions of batch2 tensor to be: [{sa[0]}, {sa[2]}] "
                            f"but got: [{sb[0]}, {sb[1]}].")
-    return matmul(a, b)
+    return _matmul(a, b)

@@ -16,6 +16,7 @@ from .broadcast import broadcast_shape, sum_to, sum_to_array
 from .elementwise import Builtin, device_error
 from .index import index_bounds
 from .nn_ops import NllLossBackward, log_sigmoid_tensor
+from .._autocast import AUTOCAST_ON as _AUTOCAST_ON, dispatch as _autocast  # torch.autocast's op policies
 
 _NAN = float("nan")
 _BCE_EPS = 9.999999960041972e-13  # torch clamps with 1e-12 as a float32 constant, in every dtype
@@ -200,7 +201,7 @@ def regression_operands(input, target, name, floating=True):
     if input._data.dtype is not target._data.dtype:
         d = promote_types(input.dtype, target.dtype)
         input, target = input.to(d), target.to(d)
-    if floating and input._data.dtype.kind != "f":
+    if floating and not input.is_floating_point():
         raise NotImplementedError(f"\"{name.replace('_loss', '')}_cpu\" not implemented for "
                                   f"'{_dtype_name(input)}'")
     return input, target
@@ -208,9 +209,11 @@ def regression_operands(input, target, name, floating=True):
 
 def mse_loss(input, target, reduction="mean"):
     """The fused MSE; the fast path is a float input and target of one shape, dtype and device."""
+    if _AUTOCAST_ON[0] and (r := _autocast("mse_loss", mse_loss, input, target, reduction)) is not None:
+        return r
     try:
         ok = (input._data.shape == target._data.shape and input._device is target._device
-              and input._data.dtype is target._data.dtype and input._data.dtype.kind == "f")
+              and input._data.dtype is target._data.dtype and input._data.dtype.kind == "f")  # (bfloat16: below)
     except AttributeError:
         ok = False
     if not ok:
@@ -225,6 +228,8 @@ def mse_loss(input, target, reduction="mean"):
 
 
 def smooth_l1_loss(input, target, reduction, beta):
+    if _AUTOCAST_ON[0] and (r := _autocast("smooth_l1_loss", smooth_l1_loss, input, target, reduction, beta)) is not None:
+        return r
     input, target = regression_operands(input, target, "smooth_l1_loss")
     if beta.__class__ is not float and beta.__class__ is not int:
         if not isinstance(beta, (int, float)) or isinstance(beta, bool):
@@ -237,6 +242,8 @@ def smooth_l1_loss(input, target, reduction, beta):
 
 
 def huber_loss(input, target, reduction, delta):
+    if _AUTOCAST_ON[0] and (r := _autocast("huber_loss", huber_loss, input, target, reduction, delta)) is not None:
+        return r
     out_dtype = input.dtype if isinstance(input, Tensor) else None
     input, target = regression_operands(input, target, "huber_loss")
     if out_dtype is not input.dtype and not out_dtype.is_floating_point:
@@ -256,6 +263,11 @@ def _reduce_tensor(elem, reduction):
 
 
 # ---- cross-entropy and NLL over class indices ---------------------------------------------------
+
+def _host_number(be, a):
+    """The one number in array a as a Python number (bfloat16 arrays hold bits: widened first)."""
+    return be.to_numpy(be.bf16_to_f32(a) if a.dtype.char == "H" else a).item()
+
 
 class CrossEntropy(Builtin):
     """Cross-entropy from logits x (or NLL from log-probabilities) over class indices.
@@ -307,7 +319,7 @@ class CrossEntropy(Builtin):
         total = be.sum(elem, None, False)
         if reduction == "sum":
             return _make(total, x._device)
-        w_sum = be.to_numpy(be.sum(wt, None, False)).item()
+        w_sum = _host_number(be, be.sum(wt, None, False))
         if record:
             ctx.total = w_sum
         # a zero weight sum divides as in torch: 0/0 is nan (all targets ignored, or weighted 0),
@@ -357,7 +369,7 @@ class CrossEntropy(Builtin):
         eps = ctx.smoothing
         if eps > 0:
             w = ctx.weight
-            wsum, wc = (c, 1.0) if w is None else (be.to_numpy(be.sum(w, None, False)).item(),
+            wsum, wc = (c, 1.0) if w is None else (_host_number(be, be.sum(w, None, False)),
                                                     const(w, (1, c, 1)))
             dx = dx * (1.0 - eps) + (p * wsum - wc) * const(ctx.valid, (n, 1, r)) * (eps / c)
         return (dx * scale).reshape(shape), None, None, None, None, None, None, None
@@ -477,7 +489,7 @@ def class_nll(input, target, weight=None, ignore_index=-100, reduction="mean", l
         raise RuntimeError(f"label_smoothing must be between 0.0 and 1.0. Got: {label_smoothing}")
     shape, tshape = input._data.shape, target._data.shape
     nd = len(shape)
-    floating = input._data.dtype.kind == "f"
+    floating = input.is_floating_point()
     if logits:
         if not nd:
             raise IndexError("Dimension out of range (expected to be in range of [-1, 0], but got 1)")
@@ -607,7 +619,7 @@ class _SoftCrossEntropyNeg(SoftCrossEntropy):
 def prob_cross_entropy(input, target, weight, ignore_index, reduction, label_smoothing):
     reduction = check_reduction(reduction)
     _same_device(input, target, weight)
-    if target._data.dtype.kind != "f":
+    if not target.is_floating_point():
         raise RuntimeError(f"Expected floating point type for target with class probabilities, got "
                            f"{_dtype_name(target)}")
     if ignore_index >= 0:
@@ -625,7 +637,7 @@ def prob_cross_entropy(input, target, weight, ignore_index, reduction, label_smo
                                f"or no classes but got weight tensor of shape: {list(weight._data.shape)}")
         _no_weight_grad("cross_entropy", "weight", weight)
         dt = promote_types(dt, weight.dtype)
-    if input._data.dtype.kind != "f":
+    if not input.is_floating_point():
         raise NotImplementedError(f"\"log_softmax_lastdim_kernel_impl\" not implemented for "
                                   f"'{_dtype_name(input)}'")
     input, target = input.to(dt), target.to(dt)
@@ -637,6 +649,8 @@ def prob_cross_entropy(input, target, weight, ignore_index, reduction, label_smo
 def cross_entropy(input, target, reduction="mean"):
     """Cross-entropy of (N, C) logits and (N,) class indices (minigrad.nn.functional.cross_entropy
     has torch's full signature)."""
+    if _AUTOCAST_ON[0] and (r := _autocast("cross_entropy", cross_entropy, input, target, reduction)) is not None:
+        return r
     if not isinstance(input, Tensor):
         raise TypeError(f"cross_entropy(): argument 'input' (position 1) must be Tensor, not "
                         f"{type(input).__name__}")
@@ -715,13 +729,15 @@ def _broadcast_weight(weight, shape, tshape):
 
 
 def binary_cross_entropy(input, target, weight, reduction):
+    if _AUTOCAST_ON[0] and (r := _autocast("binary_cross_entropy", binary_cross_entropy, input, target, weight, reduction)) is not None:
+        return r
     reduction = check_reduction(reduction)
     _same_device(input, target, weight)
     shape = input._data.shape
     if target._data.shape != shape:
         raise ValueError(f"Using a target size ({_size(target)}) that is different to the input size "
                          f"({_size(input)}) is deprecated. Please ensure they have the same size.")
-    if input._data.dtype.kind != "f":
+    if not input.is_floating_point():
         raise NotImplementedError(f"\"binary_cross_entropy\" not implemented for '{_dtype_name(input)}'")
     if target._data.dtype != input._data.dtype:
         raise RuntimeError(f"Found dtype {_dtype_name(target)} but expected {_dtype_name(input)}")
@@ -810,14 +826,16 @@ class BinaryCrossEntropyWithLogits(Builtin):
 
 
 def binary_cross_entropy_with_logits(input, target, weight, reduction, pos_weight):
+    if _AUTOCAST_ON[0] and (r := _autocast("binary_cross_entropy_with_logits", binary_cross_entropy_with_logits, input, target, weight, reduction, pos_weight)) is not None:
+        return r
     reduction = check_reduction(reduction)
     _same_device(input, target, weight, pos_weight)
     shape = input._data.shape
     if target._data.shape != shape:
         raise ValueError(f"Target size ({_size(target)}) must be the same as input size ({_size(input)})")
-    if input._data.dtype.kind != "f":
+    if not input.is_floating_point():
         raise NotImplementedError(f"\"log_sigmoid_cpu\" not implemented for '{_dtype_name(input)}'")
-    if target._data.dtype.kind != "f":
+    if not target.is_floating_point():
         raise RuntimeError(f"result type {_dtype_name(input)} can't be cast to the desired output type "
                            f"{_dtype_name(target)}")
     # torch computes (1 - target) * input - log_sigmoid(input) * (1 + (pos_weight - 1) * target),

@@ -21,6 +21,7 @@ from ..tensor import Tensor, _make
 from .elementwise import device_error, where
 from .loss import _no_weight_grad, check_reduction
 from .reduce import Norm, norm as _norm
+from .._autocast import AUTOCAST_ON as _AUTOCAST_ON, dispatch as _autocast  # torch.autocast's op policies
 
 _INF = float("inf")
 
@@ -95,6 +96,8 @@ def _xlogy_self(t):
 
 
 def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_target=False):
+    if _AUTOCAST_ON[0] and (r := _autocast("kl_div", kl_div, input, target, size_average, reduce, reduction, log_target)) is not None:
+        return r
     _tensor(input, "kl_div"), _tensor(target, "kl_div", "target", 2)
     _same_device(input, target)
     if size_average is not None or reduce is not None:
@@ -192,7 +195,7 @@ def soft_margin_loss(input, target, size_average=None, reduce=None, reduction="m
     _tensor(input, "soft_margin_loss"), _tensor(target, "soft_margin_loss", "target", 2)
     reduction = _margin_red(size_average, reduce, reduction)
     _same_device(input, target)
-    if input._data.dtype.kind != "f":
+    if not input.is_floating_point():
         raise NotImplementedError(f"\"exp_vml_cpu\" not implemented for '{input.dtype._legacy[:-6]}'")
     _no_weight_grad("soft_margin_loss", "target", target)
     return SoftMarginLoss.apply(input, target, reduction)
@@ -290,7 +293,7 @@ def multi_margin_loss(input, target, p=1, margin=1.0, weight=None, size_average=
                            f"{list(target._data.shape)}. Input has shape {list(input._data.shape)}.")
     if weight is not None and weight._data.size != dim:
         raise RuntimeError(f"inconsistent weight size, expected {dim} but got {list(weight._data.shape)}")
-    if input._data.dtype.kind != "f":
+    if not input.is_floating_point():
         raise NotImplementedError(f"\"multi_margin_loss_cpu\" not implemented for '{input.dtype._legacy[:-6]}'")
     _target_check(target, "multi_margin_loss")
     _check_range(input._device.backend, target, 0, dim, "target out of range")
@@ -346,7 +349,7 @@ def multilabel_margin_loss(input, target, size_average=None, reduce=None, reduct
     if (nd <= 1 and not (len(ts) <= 1 and target._data.size == dim)) or (
             nd == 2 and tuple(ts) != (nframe, dim)):
         raise RuntimeError(f"inconsistent target size: {list(ts)} for input of size: {list(input._data.shape)}")
-    if input._data.dtype.kind != "f":
+    if not input.is_floating_point():
         raise NotImplementedError(f"\"multilabel_margin_loss_forward_out_frame\" not implemented for "
                                   f"'{input.dtype._legacy[:-6]}'")
     _target_check(target, "multilabel_margin_loss")
@@ -440,7 +443,7 @@ def cosine_similarity(x1, x2, dim=1, eps=1e-8):
     _same_device(x1, x2)
     from .broadcast import broadcast_shape
     shape = broadcast_shape(x1._data.shape, x2._data.shape)
-    if x1._data.dtype.kind != "f" or x2._data.dtype.kind != "f" or x1.dtype is not x2.dtype:
+    if not x1.is_floating_point() or not x2.is_floating_point() or x1.dtype is not x2.dtype:
         from ..dtypes import promote_types, get_default_dtype
         dt = promote_types(x1.dtype, x2.dtype)
         if not dt.is_floating_point:
@@ -466,7 +469,7 @@ def pairwise_distance(x1, x2, p=2.0, eps=1e-6, keepdim=False):
     _same_device(x1, x2)
     nd = max(x1._data.ndim, x2._data.ndim)
     d = x1 - x2 + eps
-    if d._data.dtype.kind != "f":
+    if not d.is_floating_point():
         raise RuntimeError("linalg.vector_norm: Expected a floating point or complex tensor as input. "
                            f"Got {d.dtype._legacy[:-6]}")
     p = float(p)
@@ -534,13 +537,15 @@ class Cdist(Function):
 
 
 def cdist(x1, x2, p=2.0, compute_mode=None):
+    if _AUTOCAST_ON[0] and (r := _autocast("cdist", cdist, x1, x2, p, compute_mode)) is not None:
+        return r
     _tensor(x1, "cdist", "x1"), _tensor(x2, "cdist", "x2", 2)
     _number(p, "cdist", "p", 3)
     if compute_mode not in (None, "use_mm_for_euclid_dist_if_necessary", "use_mm_for_euclid_dist",
                             "donot_use_mm_for_euclid_dist"):
         raise ValueError(f"{compute_mode} is not a valid value for compute_mode")
     for name, t in (("X1", x1), ("X2", x2)):
-        if t._data.dtype.kind != "f":
+        if not t.is_floating_point():
             raise RuntimeError(f"cdist only supports floating-point dtypes, {name} got: {t.dtype._legacy[:-6]}")
     d1, d2 = x1._data.ndim, x2._data.ndim
     if d1 < 2:
@@ -597,7 +602,7 @@ def dist(input, other, p=2):
     _same_device(input, other)
     if input.dtype is not other.dtype:
         raise RuntimeError(f"expected scalar type {input.dtype._legacy[:-6]} but found {other.dtype._legacy[:-6]}")
-    if input._data.dtype.kind != "f":
+    if not input.is_floating_point():
         raise RuntimeError(f"linalg.vector_norm: Expected a floating point or complex tensor as input. "
                            f"Got {input.dtype._legacy[:-6]}")
     p = float(p)

@@ -16,7 +16,7 @@ from numbers import Number
 
 from .._typename import typename
 from ..autograd.function import Function, apply_unary
-from ..dtypes import get_default_dtype, int64
+from ..dtypes import bool_, get_default_dtype, int64
 from ..tensor import Tensor, _make, _wrap_dim
 from . import elementwise as ew
 from .broadcast import sum_to
@@ -24,6 +24,7 @@ from .composed import _inplace_unary
 from .division import _NotDifferentiable
 from .inplace import inplace
 from .reduce import normalize_dims
+from .._autocast import AUTOCAST_ON as _AUTOCAST_ON, dispatch as _autocast  # torch.autocast's op policies
 
 _LN2, _LN10 = math.log(2.0), math.log(10.0)
 
@@ -106,7 +107,9 @@ class Atan2(_Binary):
 
     @staticmethod
     def grads(a, b, out, g, needs):
-        recip = (a * a + b * b).reciprocal()
+        den = a * a + b * b
+        # at the origin torch's gradient is 0, not 0 * inf
+        recip = ew.where(den == 0, 0.0, den.reciprocal())
         return g * b * recip, g * -a * recip
 
 
@@ -246,7 +249,7 @@ def _binary_inplace(name, shown):
 # ---- elementwise, composed ------------------------------------------------------------------------
 
 def _float(a):
-    return a if a._data.dtype.kind == "f" else a.to(get_default_dtype())
+    return a if a.is_floating_point() else a.to(get_default_dtype())
 
 
 class Sinc(ew.Builtin):
@@ -466,6 +469,8 @@ def cartesian_prod(*tensors):
 
 
 def tensordot(a, b, dims=2, out=None):
+    if _AUTOCAST_ON[0] and (r := _autocast("tensordot", tensordot, a, b, dims, out)) is not None:
+        return r
     _tensor(a, "tensordot", "a")
     _tensor(b, "tensordot", "b", 2)
     if isinstance(dims, Tensor):
@@ -675,18 +680,26 @@ def _add_product(cls, name, input, m1, m2, beta, alpha):
 
 
 def addmm(input, mat1, mat2, *, beta=1, alpha=1):
+    if _AUTOCAST_ON[0] and (r := _autocast("addmm", addmm, input, mat1, mat2, beta=beta, alpha=alpha)) is not None:
+        return r
     return _add_product(Addmm, "addmm", input, mat1, mat2, beta, alpha)
 
 
 def addmv(input, mat, vec, *, beta=1, alpha=1):
+    if _AUTOCAST_ON[0] and (r := _autocast("addmv", addmv, input, mat, vec, beta=beta, alpha=alpha)) is not None:
+        return r
     return _add_product(Addmv, "addmv", input, mat, vec, beta, alpha)
 
 
 def baddbmm(input, batch1, batch2, *, beta=1, alpha=1):
+    if _AUTOCAST_ON[0] and (r := _autocast("baddbmm", baddbmm, input, batch1, batch2, beta=beta, alpha=alpha)) is not None:
+        return r
     return _add_product(Baddbmm, "baddbmm", input, batch1, batch2, beta, alpha)
 
 
 def addbmm(input, batch1, batch2, *, beta=1, alpha=1):
+    if _AUTOCAST_ON[0] and (r := _autocast("addbmm", addbmm, input, batch1, batch2, beta=beta, alpha=alpha)) is not None:
+        return r
     return _add_product(Addbmm, "addbmm", input, batch1, batch2, beta, alpha)
 
 
@@ -699,7 +712,7 @@ class Nansum(_Composed):
     def forward(ctx, a, dim, keepdim, dtype):
         ctx.save_for_backward(a)
         ctx.dims, ctx.keepdim = normalize_dims(dim, a.ndim, "nansum"), keepdim
-        clean = a.masked_fill(a.isnan(), 0) if a._data.dtype.kind == "f" else a
+        clean = a.masked_fill(a.isnan(), 0) if a.is_floating_point() else a
         return clean.sum(ctx.dims, keepdim=keepdim, dtype=dtype) if ctx.dims else clean.to(
             dtype or clean.dtype).clone()
 
@@ -709,7 +722,7 @@ class Nansum(_Composed):
         if not ctx.keepdim:
             for d in ctx.dims:
                 g = g.unsqueeze(d)
-        return (g.expand(*a.shape) * a.isnan().logical_not()).to(a.dtype), None, None, None
+        return (g.expand(a.shape) * a.isnan().logical_not()).to(a.dtype), None, None, None
 
 
 def nansum(input, dim=None, keepdim=False, *, dtype=None):
@@ -721,7 +734,7 @@ def nansum(input, dim=None, keepdim=False, *, dtype=None):
 
 def nanmean(input, dim=None, keepdim=False, *, dtype=None):
     _tensor(input, "nanmean")
-    if input._data.dtype.kind != "f":
+    if not input.is_floating_point():
         raise RuntimeError(f"nanmean(): expected input to have floating point or complex dtype but got "
                            f"{_legacy(input)}")
     count = input.isnan().logical_not().sum(dim if dim is not None else (), keepdim=keepdim)
@@ -754,7 +767,7 @@ class _EvenlyDistributed(_Composed):
     @staticmethod
     def backward(ctx, g):
         a, out = ctx.saved_tensors
-        mask = (a == out) | (a.isnan() & out.isnan()) if a._data.dtype.kind == "f" else a == out
+        mask = (a == out) | (a.isnan() & out.isnan()) if a.is_floating_point() else a == out
         return mask.to(g.dtype) * (g / mask.sum().to(g.dtype))
 
 
@@ -781,7 +794,7 @@ class Nanmedian(_EvenlyDistributed):
         n = a.numel()
         if n == 0:
             return _make(a._device.backend.full((), float("nan"), a._data.dtype), a._device)
-        valid = n - int(a.isnan().sum().item()) if a._data.dtype.kind == "f" else n
+        valid = n - int(a.isnan().sum().item()) if a.is_floating_point() else n
         return _sorted_flat(a)[max(valid - 1, 0) // 2].clone()
 
 
@@ -820,7 +833,7 @@ def _pick_sorted(a, dim, position):
 
 
 def _slices_nan(a, dim):
-    return a.isnan().sum(dim, keepdim=True) if a._data.dtype.kind == "f" else None
+    return a.isnan().sum(dim, keepdim=True) if a.is_floating_point() else None
 
 
 class MedianDim(_Selected):
@@ -854,6 +867,9 @@ def _kept(shape, dim):
 
 def _median(cls_all, cls_dim, rtype, name, input, dim, keepdim):
     _tensor(input, name)
+    if input.dtype is bool_:
+        kernel = "median_" + input.device.type if dim is None else "median_out"
+        raise NotImplementedError(f"\"{kernel}\" not implemented for 'Bool'")
     if dim is None:
         return cls_all.apply(input)
     d = _wrap_dim(dim, input.ndim)
@@ -916,7 +932,7 @@ _INTERPOLATIONS = ("linear", "lower", "higher", "midpoint", "nearest")
 def _quantile(op, input, q, dim, keepdim, interpolation, ignore_nan):
     _tensor(input, op)
     name = "quantile"   # nanquantile's errors say quantile() too
-    if input._data.dtype.kind != "f":
+    if not input.is_floating_point():
         raise RuntimeError(f"{name}() input tensor must be either float or double dtype")
     if isinstance(q, Tensor):
         if q.ndim > 1:
@@ -1024,7 +1040,7 @@ def _lcse(a, dim):
 
 def logcumsumexp(input, dim):
     _tensor(input, "logcumsumexp")
-    if input._data.dtype.kind != "f":
+    if not input.is_floating_point():
         raise NotImplementedError(f"\"logcumsumexp_out_{input._device.type}\" not implemented for "
                                   f"'{_legacy(input)}'")
     return Logcumsumexp.apply(input, _wrap_dim(dim, input.ndim))
@@ -1053,7 +1069,7 @@ class Aminmax(_Composed):
                 continue
             if not ctx.keepdim:
                 g = g.reshape(*ext.shape)
-            mask = (a == ext) | (a.isnan() & ext.isnan()) if a._data.dtype.kind == "f" else a == ext
+            mask = (a == ext) | (a.isnan() & ext.isnan()) if a.is_floating_point() else a == ext
             part = mask.to(g.dtype) * (g / mask.sum(ctx.dims, keepdim=True).to(g.dtype))
             total = part if total is None else total + part
         return total, None, None

@@ -11,6 +11,7 @@ from ..dtypes import cpp_name
 from ..tensor import Tensor, _make, _wrap_dim
 from .broadcast import sum_to, sum_to_array
 from .elementwise import Builtin, Relu as _Relu, device_error, where
+from .._autocast import AUTOCAST_ON as _AUTOCAST_ON, dispatch as _autocast  # torch.autocast's op policies
 
 _T = (1, 0)
 _DIM0 = (0,)
@@ -159,6 +160,8 @@ def _linear_checks(input, weight, bias):
 
 def linear(input, weight, bias=None):
     """torch.nn.functional.linear: input @ weight.T + bias, recorded as one node."""
+    if _AUTOCAST_ON[0] and (r := _autocast("linear", linear, input, weight, bias)) is not None:
+        return r
     try:
         xd, wd = input._data, weight._data
         ok = (input._device is weight._device and xd.dtype is wd.dtype and len(wd.shape) == 2
@@ -176,7 +179,10 @@ def linear(input, weight, bias=None):
     if nd == 2:
         cls = Linear if bias is not None else _LinearMm
     elif bias is not None:
-        cls = _LinearView if len(bias._data.shape) == 1 else _LinearAdd
+        # torch flattens a contiguous input into one addmm (a view after it); a strided one takes
+        # a matmul and then the bias added
+        flat = nd == 1 or (input.is_contiguous() and bias.is_contiguous())
+        cls = _LinearView if len(bias._data.shape) == 1 and flat else _LinearAdd
     else:
         cls = _LinearSqueeze if nd == 1 else _LinearUnsafeView
     if _grad_enabled():
@@ -452,7 +458,7 @@ class Gelu(Builtin):
 
 
 def _float_input(a, kernel):
-    if a._data.dtype.kind != "f":
+    if not a.is_floating_point():
         raise NotImplementedError(f"\"{kernel}\" not implemented for '{a.dtype._legacy[:-6]}'")
 
 

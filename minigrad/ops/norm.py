@@ -11,6 +11,7 @@ import math
 from ..autograd.function import NO_CTX
 from ..tensor import Tensor, _make
 from .elementwise import Builtin, device_error
+from .._autocast import AUTOCAST_ON as _AUTOCAST_ON, dispatch as _autocast  # torch.autocast's op policies
 
 
 def _scalar_name(dtype):
@@ -120,6 +121,8 @@ def _normalized_shape(normalized_shape):
 
 def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-05):
     """torch.nn.functional.layer_norm, with torch's checks in torch's order."""
+    if _AUTOCAST_ON[0] and (r := _autocast("layer_norm", layer_norm, input, normalized_shape, weight, bias, eps)) is not None:
+        return r
     from ..nn.functional import _tensor
     _tensor(input, "layer_norm")
     ns = _normalized_shape(normalized_shape)
@@ -358,6 +361,8 @@ class NativeGroupNorm(Builtin):
 
 def group_norm(input, num_groups, weight=None, bias=None, eps=1e-05):
     """torch.nn.functional.group_norm, with torch's checks in torch's order."""
+    if _AUTOCAST_ON[0] and (r := _autocast("group_norm", group_norm, input, num_groups, weight, bias, eps)) is not None:
+        return r
     from ..nn.functional import _tensor
     _tensor(input, "group_norm")
     shape = tuple(input._data.shape)

@@ -187,7 +187,7 @@ def _pad_constant(input, pads, value, shape):
         if n + lo + hi < 0:
             raise RuntimeError(f"The input size {n}, plus negative padding {lo} and {hi} resulted in a negative "
                                f"output size, which is invalid. Check dimension {d} of your input.")
-    kind = input._data.dtype.kind
+    kind = "f" if input._data.dtype.char == "H" else input._data.dtype.kind  # (H: bfloat16)
     if kind == "b":
         value = bool(value)
     elif kind in "iu":

@@ -9,6 +9,7 @@ from ..dtypes import dtype as _dtype, float32, float64, int64, to_dtype as _to_d
 from ..tensor import Tensor, _make, _wrap_dim, _wrap_dims
 from ..autograd.function import apply_first
 from .elementwise import Builtin
+from .._autocast import AUTOCAST_ON as _AUTOCAST_ON, dispatch as _autocast  # torch.autocast's op policies
 
 
 def normalize_dims(dim, ndim, op=None):
@@ -75,7 +76,7 @@ class Sum(Builtin):
     def forward(ctx, a, dims, keepdim, dtype):
         ctx.shape, ctx.dims, ctx.keepdim = a._data.shape, dims, keepdim
         be = a._device.backend
-        if dtype is None and a._data.dtype.kind in "biu":
+        if dtype is None and a._data.dtype.kind in "biu" and a._data.dtype.char != "H":  # (H: bfloat16)
             dtype = int64  # torch sums integers and bools in int64
         out = be.sum(a._data, dims, keepdim, dtype.np if dtype is not None else None)
         return _make(out, a._device)
@@ -94,6 +95,8 @@ class SumDim(Sum):
 
 
 def sum(a, dim=None, keepdim=False, *, dtype=None):
+    if _AUTOCAST_ON[0] and (r := _autocast("sum", sum, a, dim, keepdim, dtype=dtype)) is not None:
+        return r
     dims = normalize_dims(dim, a._data.ndim, "sum")
     return apply_first(Sum if dim is None else SumDim, a, dims, keepdim, dtype)
 
@@ -156,6 +159,8 @@ class ProdDim(Prod):
 
 def prod(a, dim=None, keepdim=False, *, dtype=None):
     """torch.prod: of every element (dim None), or over one int dim; dtype casts the input first."""
+    if _AUTOCAST_ON[0] and (r := _autocast("prod", prod, a, dim, keepdim, dtype=dtype)) is not None:
+        return r
     if dim is not None and (dim.__class__ is bool or not hasattr(dim, "__index__")):
         raise ArgTypeError(f"prod(): argument 'dim' must be int, not {type_name(dim)}")
     if dtype is not None:
@@ -191,7 +196,7 @@ class MeanDim(Mean):
 def mean(a, dim=None, keepdim=False, *, dtype=None):
     if dtype is not None:
         a = a.to(dtype)
-    if a._data.dtype.kind != "f":
+    if not a.is_floating_point():
         raise RuntimeError("mean(): could not infer output dtype. Input dtype must be either a floating "
                            f"point or complex dtype. Got: {a.dtype._legacy[:-6]}")
     dims = normalize_dims(dim, a._data.ndim, "mean")
@@ -429,7 +434,7 @@ def _var_args(a, dim, unbiased, keepdim, correction, name):
         correction = 1 if unbiased is None or unbiased else 0
     elif unbiased is not None:
         raise ArgTypeError(f"{name}(): either unbiased or correction, not both")  # torch's parser refuses it
-    if a._data.dtype.kind != "f":
+    if not a.is_floating_point():
         raise RuntimeError("std and var only support floating point and complex dtypes")
     dims = normalize_dims(dim, a._data.ndim, name)
     if _count(a._data.shape, dims) - correction <= 0:
@@ -510,13 +515,15 @@ def _softmax_input(a, dim, dtype, name):
         if not isinstance(dtype, _dtype):
             raise ArgTypeError(f"{name}(): argument 'dtype' must be minigrad.dtype, not {type_name(dtype)}")
         a = a.to(dtype)
-    if a._data.dtype.kind != "f":
+    if not a.is_floating_point():
         from .nn_ops import softmax_non_float  # torch's NotImplementedError (an empty tensor passes)
         return softmax_non_float(a, dim, name), None
     return a, _wrap_dim(dim, a._data.ndim, name)
 
 
 def softmax(a, dim=None, dtype=None):
+    if _AUTOCAST_ON[0] and (r := _autocast("softmax", softmax, a, dim, dtype)) is not None:
+        return r
     a, d = _softmax_input(a, dim, dtype, "softmax")
     if d is None:
         return a
@@ -526,6 +533,8 @@ def softmax(a, dim=None, dtype=None):
 
 
 def log_softmax(a, dim=None, dtype=None):
+    if _AUTOCAST_ON[0] and (r := _autocast("log_softmax", log_softmax, a, dim, dtype)) is not None:
+        return r
     a, d = _softmax_input(a, dim, dtype, "log_softmax")
     if d is None:
         return a
@@ -550,7 +559,10 @@ def _count_test(a, dim, keepdim, pick, test, name):
     # any/all with dim=() reduce nothing, as in torch
     dims = () if dim.__class__ in (tuple, list) and not dim else normalize_dims(dim, a._data.ndim, name)
     count = be.sum(getattr(be, pick)(a._data, 0), dims, keepdim, int64.np)
-    return _make(getattr(be, test)(count, 0), a._device)
+    out = getattr(be, test)(count, 0)
+    if a._data.dtype.name == "uint8":  # torch answers a uint8 tensor in uint8 (0 or 1)
+        out = be.astype(out, a._data.dtype)
+    return _make(out, a._device)
 
 
 class Norm(Builtin):
@@ -605,6 +617,8 @@ class Norm(Builtin):
 
 def norm(a, p="fro", dim=None, keepdim=False, dtype=None):
     """Tensor.norm / torch.norm for vector norms: p = 'fro' or any number, inf and -inf included."""
+    if _AUTOCAST_ON[0] and (r := _autocast("norm", norm, a, p, dim, keepdim, dtype)) is not None:
+        return r
     # the arguments' types first, as torch's parser judges them before anything else
     if not (p is None or isinstance(p, (str, Number)) or (isinstance(p, Tensor) and not p._data.ndim)
             or (type(p).__module__ == "numpy" and not getattr(p, "shape", None))):  # a NumPy scalar
@@ -612,7 +626,7 @@ def norm(a, p="fro", dim=None, keepdim=False, dtype=None):
     if p == "fro" and isinstance(dim, (tuple, list)) and len(dim) > 2:
         raise RuntimeError(f"linalg.matrix_norm: dim must be a 2-tuple. Got {' '.join(str(d) for d in dim)}")
     dims = normalize_dims(dim, a._data.ndim)
-    if a._data.dtype.kind != "f":  # the input's own dtype, whatever dtype= asks for (as torch)
+    if not a.is_floating_point():  # the input's own dtype, whatever dtype= asks for (as torch)
         raise RuntimeError("linalg.vector_norm: Expected a floating point or complex tensor as input. "
                            f"Got {a.dtype._legacy[:-6]}")
     if dtype is not None:

@@ -331,8 +331,12 @@ class Clone(Builtin):
     _node_name = "CloneBackward0"
 
     @staticmethod
-    def forward(ctx, a):
-        return _make(a._device.backend.copy(a._data), a._device)
+    def forward(ctx, a, order=None):
+        # order: the dims, slowest first, the copy's memory runs over (None: row-major)
+        if order is None:
+            return _make(a._device.backend.copy(a._data), a._device)
+        from ..memory_formats import relaid
+        return _make(relaid(a._device.backend, a._data, order), a._device)
 
     @staticmethod
     def backward(ctx, g):
@@ -343,10 +347,33 @@ class Clone(Builtin):
         return g
 
 
-def contiguous(a):
-    if a._device.backend.is_contiguous(a._data):
+def contiguous(a, memory_format=None):
+    if memory_format is None:
+        if a._device.backend.is_contiguous(a._data):
+            return a
+        return Clone.apply(a)
+    from .. import memory_formats as mf
+    mf.check(memory_format, "contiguous")
+    if memory_format is mf.preserve_format:
+        raise RuntimeError("preserve memory format is unsupported by the contiguous operator")
+    mf.check_rank(memory_format, a._data.ndim)
+    if mf.is_contiguous_as(a._data.shape, a.stride(), memory_format):
         return a
-    return Clone.apply(a)
+    return Clone.apply(a, mf.order_of(a, memory_format))
+
+
+def clone(a, memory_format=None):
+    """x.clone(memory_format=preserve_format): a dense input keeps its strides, others take the
+    format their strides suggest (torch's rule); other formats lay the copy out in that format."""
+    if memory_format is None:
+        if a._device.backend.is_contiguous(a._data):
+            return Clone.apply(a)
+        from .. import memory_formats as mf
+        memory_format = mf.preserve_format
+    from .. import memory_formats as mf
+    mf.check(memory_format, "clone")
+    order = mf.order_of(a, memory_format)
+    return Clone.apply(a, None if order == tuple(range(a._data.ndim)) else order)
 
 
 def int_list(op, arg, args):

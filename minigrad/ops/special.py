@@ -34,7 +34,7 @@ def _not_implemented(kernel, t, dtype_of=None):
 
 
 def _float(a):
-    return a if a._data.dtype.kind == "f" else a.to(get_default_dtype())
+    return a if a.is_floating_point() else a.to(get_default_dtype())
 
 
 def _is_number(x):
@@ -293,7 +293,7 @@ def binary(name, input, other, method=False, shown=None):
                         f"not {typename(type(other))}")
     if name in _NO_INTEGERS:
         a, b = ew._operands(input, other)
-        if a._data.dtype.kind != "f":
+        if not a.is_floating_point():
             raise _not_implemented(name, a)
         return ew.binary(cls, a, b)
     return ew.binary(cls, input, other, True)
@@ -356,7 +356,7 @@ return_types_frexp.__module__ = "torch.return_types"
 
 def frexp(input):
     _tensor(input, "frexp")
-    if input._data.dtype.kind != "f":
+    if not input.is_floating_point():
         raise RuntimeError("torch.frexp() only supports floating-point dtypes")
     if input._requires_grad:
         m, e = Frexp.apply(input)
@@ -386,7 +386,7 @@ def _bit(name, a, b):
     if ops is None:
         return NotImplemented
     x, y = ops
-    kind = x._data.dtype.kind
+    kind = "f" if x._data.dtype.char == "H" else x._data.dtype.kind  # (H: bfloat16)
     if kind == "f" or (kind == "b" and name not in _BOOL_OK):
         raise _not_implemented(_KERNEL.get(name, name), x)
     if isinstance(y, Tensor):
@@ -419,14 +419,14 @@ def bitwise(name, input, other, method=False):
 
 def bitwise_not(input):
     _tensor(input, "bitwise_not")
-    kind = input._data.dtype.kind
+    kind = "f" if input._data.dtype.char == "H" else input._data.dtype.kind  # (H: bfloat16)
     if kind == "f":
         raise _not_implemented("bitwise_not", input)
     return _make(input._device.backend.bitwise_not(input._data), input._device)
 
 
 def _invert(t):
-    if t._data.dtype.kind == "f":
+    if t.is_floating_point():
         raise TypeError("~ (operator.invert) is only implemented on integer and Boolean-type tensors")
     return bitwise_not(t)
 
@@ -494,7 +494,7 @@ def _bit_inplace(name, self, other):
 
 def _ldexp_inplace(self, other):
     _tensor(other, "ldexp_", "other", 1)
-    if self._data.dtype.kind != "f":
+    if not self.is_floating_point():
         raise RuntimeError(f"ldexp can't be cast to the desired output type {_legacy(self)}")
     return inplace(self, lambda t: ldexp(t, other, True), other, keeps_input=True)
 

@@ -8,7 +8,8 @@ from .shape import view_of
 
 
 def _root(a):
-    return a._base if a._base is not None else a
+    r = a._base if a._base is not None else a
+    return r if r._storage_of is None else r._storage_of  # a tensor set_ to another's memory
 
 
 def _offset(a):

@@ -21,9 +21,10 @@ from numbers import Number
 
 from .._arg_errors import type_name
 from ..autograd.function import Function
-from ..dtypes import float64, get_default_dtype, int64
+from ..dtypes import bool_, float64, get_default_dtype, int64
 from ..tensor import Tensor, _wrap_dim
 from .inplace import inplace
+from .._autocast import AUTOCAST_ON as _AUTOCAST_ON, dispatch as _autocast  # torch.autocast's op policies
 
 
 def _tensor(x, op, arg="input", pos=1):
@@ -696,7 +697,9 @@ class IndexAdd(_Composed):
         if a.dim() == 0:
             return a + source.sum() * alpha if index.numel() else a.clone()
         src = source.reshape(_full_shape(a, d, index)) if source.dim() == 0 else source
-        return a.scatter_add(d, _flat_positions(a.shape, d, index), src * alpha if alpha != 1 else src)
+        if alpha != 1:  # (a bool source stays bool: alpha, as a bool, keeps it or clears it)
+            src = (src & bool(alpha)) if src.dtype is bool_ else src * alpha
+        return a.scatter_add(d, _flat_positions(a.shape, d, index), src)
 
     @staticmethod
     def backward(ctx, g):
@@ -792,6 +795,8 @@ def index_add(input, dim, index, source, *, alpha=1):
 
 
 def index_copy(input, dim, index, source):
+    if _AUTOCAST_ON[0] and (r := _autocast("index_copy", index_copy, input, dim, index, source)) is not None:
+        return r
     _tensor(input, "index_copy")
     d = _index_arg(input, dim, index, "index_copy")
     _tensor(source, "index_copy", "source", 4)
@@ -1000,6 +1005,8 @@ def _warn_once(key, message):
 
 
 def chain_matmul(*matrices):
+    if _AUTOCAST_ON[0] and (r := _autocast("chain_matmul", chain_matmul, *matrices)) is not None:
+        return r
     _warn_once("chain_matmul", "minigrad.chain_matmul is deprecated and will be removed in a future PyTorch "
                                "release. Use minigrad.linalg.multi_dot instead, which accepts a list of two or more "
                                "tensors rather than multiple parameters.")
@@ -1230,6 +1237,8 @@ class Logit(_Composed):
         if ctx.eps is not None:
             inside = (a >= ctx.eps) & (a <= 1 - ctx.eps)
             grad = _where(inside, grad, g.new_zeros(()))
+        else:  # outside [0, 1] the logit is NaN, and so is torch's gradient
+            grad = _where((a < 0) | (a > 1), g.new_full((), float("nan")), grad)
         return grad, None
 
 

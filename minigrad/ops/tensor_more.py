@@ -214,7 +214,7 @@ def gradient(input, *, spacing=1, dim=None, edge_order=1):
         if input._data.shape[d] < edge_order + 1:
             raise RuntimeError("minigrad.gradient expected each dimension size to be at least edge_order+1")
     from ..functional import cat
-    x = input if input._data.dtype.kind == "f" else input.to(_default_float())
+    x = input if input.is_floating_point() else input.to(_default_float())
     out = []
     for d, h in zip(dims, spacings):
         if isinstance(h, Tensor):
@@ -304,7 +304,7 @@ def _bin_index(column, edges):
 
 def histogramdd(input, bins=10, *, range=None, weight=None, density=False):
     _tensor(input, "histogramdd")
-    if input._data.dtype.kind != "f":
+    if not input.is_floating_point():
         raise NotImplementedError(f'"histogramdd" not implemented for \'{input.dtype._legacy[:-6]}\'')
     if input._data.ndim < 1:
         raise RuntimeError("minigrad.histogramdd: input tensor should have at least 1 dimension, but got 0")
@@ -429,7 +429,7 @@ def angle(input):
     """The argument of a real number: 0 for >= 0, pi for < 0, NaN for NaN (torch's AngleBackward0
     gives a zero gradient)."""
     _tensor(input, "angle")
-    x = input if input._data.dtype.kind == "f" else input.to(_default_float())
+    x = input if input.is_floating_point() else input.to(_default_float())
     return one_node("AngleBackward0", lambda a: (a < 0).to(a.dtype) * math.pi + a * 0, x)
 
 

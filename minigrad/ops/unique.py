@@ -24,7 +24,7 @@ class Unique2(Builtin):
 
     @staticmethod
     def backward(ctx, g):
-        raise RuntimeError("the derivative for '_unique2' is not implemented.")
+        raise NotImplementedError("the derivative for '_unique2' is not implemented.")
 
 
 class UniqueDim(Unique2):
@@ -32,7 +32,7 @@ class UniqueDim(Unique2):
 
     @staticmethod
     def backward(ctx, g):
-        raise RuntimeError("the derivative for 'unique_dim' is not implemented.")
+        raise NotImplementedError("the derivative for 'unique_dim' is not implemented.")
 
 
 class UniqueConsecutive(Unique2):
@@ -40,7 +40,7 @@ class UniqueConsecutive(Unique2):
 
     @staticmethod
     def backward(ctx, g):
-        raise RuntimeError("the derivative for 'unique_consecutive' is not implemented.")
+        raise NotImplementedError("the derivative for 'unique_consecutive' is not implemented.")
 
 
 def _groups(starts):
@@ -164,7 +164,7 @@ def bincount(input, weights=None, minlength=0):
     """torch.bincount: counts (or summed weights) of each value of a 1-d non-negative integer
     tensor, as int64 (float32 weights give float32, other weights float64)."""
     _check(input, "bincount")
-    kind = input._data.dtype.kind
+    kind = "f" if input._data.dtype.char == "H" else input._data.dtype.kind  # (H: bfloat16)
     if kind not in "iub":
         raise NotImplementedError(f"\"bincount_{input.device.type}\" not implemented for '{input.dtype._legacy[:-6]}'")
     if kind == "b":

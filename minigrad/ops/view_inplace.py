@@ -203,6 +203,9 @@ def inplace_on_view(t, compute, other):
         raise RuntimeError(f"output with shape {list(t._data.shape)} doesn't match the broadcast shape "
                            f"{list(result._data.shape)}")
     if result._data.dtype != t._data.dtype:
+        if result.dtype._category > t.dtype._category:  # as the path for a tensor that is no view
+            raise RuntimeError(f"result type {result.dtype._legacy[:-6]} can't be cast to the desired output "
+                               f"type {t.dtype._legacy[:-6]}")
         result = result.to(t.dtype)
     new_base = CopySlices.apply(base_old, result, t)
     base.grad_fn, base._output_nr, base._requires_grad = new_base.grad_fn, 0, new_base._requires_grad

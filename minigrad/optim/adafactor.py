@@ -20,7 +20,7 @@ def _mean_square(be, a, axis):
 
 def _norm(be, a):
     """The 2-norm of all of a's elements, as a Python float."""
-    return float(be.to_numpy(be.sqrt(_sum_squares(be, a))))
+    return float(be.to_numpy(be.astype(be.sqrt(_sum_squares(be, a)), "float64")))  # (bfloat16 is its bits)
 
 
 class Adafactor(Optimizer):

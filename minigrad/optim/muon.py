@@ -12,20 +12,14 @@ DEFAULT_B = -4.7750
 DEFAULT_C = 2.0315
 DEFAULT_NS_STEPS = 5
 
-# Veltkamp's splitting constant: x * C - (x * C - x) is the float32 x rounded to nearest with
-# bfloat16's 8 significant bits (float32 has 24: C = 2**16 + 1)
-_SPLIT = float(2 ** 16 + 1)
-
-
 def _bfloat16(be, a):
-    """a rounded to bfloat16's precision (torch's .bfloat16(), which goes through float32 from
-    float64), held in a float32 array: minigrad has no bfloat16 dtype, so torch's bfloat16
-    arithmetic is emulated as float32 arithmetic (its opmath type) rounded to bfloat16 after each
-    op. For finite values below float32's overflow / 2**16."""
+    """a rounded to bfloat16 (torch's .bfloat16(), which goes through float32 from float64), held
+    in a float32 array: torch's bfloat16 arithmetic is float32 arithmetic (its opmath type)
+    rounded to bfloat16 after each op, so the iteration keeps float32 arrays and rounds them with
+    the backends' bfloat16 casts."""
     if a.dtype != _dt.float32.np:
         a = be.astype(a, _dt.float32.np)
-    c = be.mul(a, _SPLIT)
-    return be.sub(c, be.sub(c, a))
+    return be.bf16_to_f32(be.f32_to_bf16(a))
 
 
 def _zeropower_via_newtonschulz(be, grad, ns_coefficients, ns_steps, eps):
@@ -72,8 +66,8 @@ class Muon(Optimizer):
         buf = lerp(buf, g, 1 - momentum); u = lerp(g, buf, momentum) if nesterov else buf
         O = NewtonSchulz(u) (ns_steps quintic iterations in bfloat16, coefficients ns_coefficients)
         p *= 1 - lr * weight_decay; p -= adjust_lr(lr, p.shape) * O
-    Only 2-d parameters. minigrad has no bfloat16: the iteration runs in float32 rounded to
-    bfloat16 after each op, as torch's CPU bfloat16 kernels round (results can differ from torch's
+    Only 2-d parameters. The iteration runs in float32 rounded to bfloat16 after each op, as
+    torch's CPU bfloat16 kernels round (results can differ from torch's
     by a unit in bfloat16's last place where a matrix product's float32 sum rounds differently).
     """
 

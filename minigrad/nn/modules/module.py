@@ -833,6 +833,15 @@ class Module:
         return self
 
     def to(self, *args, **kwargs):
+        fmt = None
+        if "memory_format" in kwargs:  # applied to the 4-d and 5-d parameters and buffers
+            from ... import memory_formats as _mf
+            fmt = kwargs["memory_format"]
+            if fmt is not None and not isinstance(fmt, _mf.memory_format):
+                from ..._arg_errors import _format_invalid_args
+                from ...tensor import _TO_OVERLOADS
+                raise TypeError(_format_invalid_args(args, kwargs, "to()", _TO_OVERLOADS))
+            kwargs = {k: v for k, v in kwargs.items() if k != "memory_format"}
         device, dtype, _, copy = to_args(args, kwargs)
         if copy:
             raise RuntimeError(".to() does not accept copy argument")
@@ -844,7 +853,7 @@ class Module:
         if device is not None:
             device = canonical(device)
         # only floating-point tensors change dtype; every tensor moves
-        return self._apply(functools.partial(_cast, device=device, dtype=dtype))
+        return self._apply(functools.partial(_cast, device=device, dtype=dtype, fmt=fmt))
 
     def cuda(self, device=None):
         from ...devices import device as _device_cls
@@ -866,7 +875,7 @@ class Module:
         return self._apply(functools.partial(_cast_floating, method="half"))
 
     def bfloat16(self):
-        raise TypeError("bfloat16(): minigrad has no bfloat16 dtype; use float() or double()")
+        return self._apply(functools.partial(_cast_floating, method="bfloat16"))
 
     def type(self, dst_type):
         return self._apply(lambda t: t.to(dst_type))
@@ -998,9 +1007,11 @@ def _convert_in_place(param, fn):
             param._grad = moved
 
 
-def _cast(t, device, dtype):
+def _cast(t, device, dtype, fmt=None):
     if dtype is not None and t.is_floating_point():
         t = t.to(dtype)
+    if fmt is not None and t.dim() in (4, 5):
+        t = t.to(memory_format=fmt)
     return t if device is None else t.to(device)
 
 

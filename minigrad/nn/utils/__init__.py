@@ -108,3 +108,6 @@ def vector_to_parameters(vec, parameters):
             n = p.numel()
             p.copy_(vec[offset:offset + n].view_as(p))
             offset += n
+from . import convert_parameters  # noqa: E402,F401
+from .memory_format import convert_conv2d_weight_memory_format, convert_conv3d_weight_memory_format  # noqa: E402,F401
+from .init import skip_init  # noqa: E402,F401

@@ -14,4 +14,5 @@ __all__ = ["Dataset", "IterableDataset", "TensorDataset", "Subset", "ConcatDatas
            "StackDataset", "random_split",
            "Sampler", "SequentialSampler", "RandomSampler", "SubsetRandomSampler", "WeightedRandomSampler",
            "BatchSampler",
-           "default_collate", "default_convert", "DataLoader", "get_worker_info"]
+           "default_collate", "default_convert", "DataLoader", "get_worker_info", "DistributedSampler"]
+from .distributed import DistributedSampler  # noqa: E402
