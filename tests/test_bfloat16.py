@@ -329,6 +329,29 @@ def test_losses(device):
     same(program, device, rtol=4 * BF16_EPS)
 
 
+@pytest.mark.parametrize("mode", ["bilinear", "bicubic", "area", "nearest", "adaptive", "conv"])
+def test_ops_with_float_constants(device, mode):
+    """Ops that build arrays of float constants (interpolation weights, adaptive-pool windows)
+    and col2im, which sums: constants asked for in bfloat16 are its bits, rounded from float32,
+    never the numbers truncated to integers (these once came out all zeros)."""
+    def program(L, d):
+        F = L.nn.functional
+        x = L.tensor(np.linspace(-2, 2, 18, dtype=np.float32).reshape(1, 2, 3, 3), dtype=L.bfloat16,
+                     device=d).requires_grad_()
+        if mode == "adaptive":
+            y = F.adaptive_avg_pool2d(x, (2, 2))
+        elif mode == "conv":
+            w = L.tensor(np.linspace(-1, 1, 16, dtype=np.float32).reshape(2, 2, 2, 2), dtype=L.bfloat16, device=d)
+            y = F.conv2d(x, w, padding=1)
+        else:
+            kw = {} if mode in ("area", "nearest") else dict(align_corners=False)
+            y = F.interpolate(x, size=(2, 2) if mode == "area" else (5, 4), mode=mode, **kw)
+        y.backward(L.ones_like(y))
+        return y, x.grad
+    got = same(program, device, rtol=4 * BF16_EPS)
+    assert got[0][0] == "bfloat16" and any(v != 0 for v in np.ravel(got[0][1]))
+
+
 @pytest.mark.parametrize("opt", ["SGD", "Adam", "AdamW", "RMSprop", "Adagrad"])
 def test_training_with_module_bfloat16(device, opt):
     def run(L, d):

@@ -81,6 +81,8 @@ def wrap(be, name, fn):
     """fn (primitive `name` of backend be) computing its small operands in their wide types."""
     if name == "setitem":
         return _setitem(fn)
+    if name == "asarray":
+        return _asarray(be, fn)
     if name in NATIVE:
         return fn
     if name == "astype":
@@ -165,6 +167,17 @@ def _restore(be, result, back):
     if d is not None and d in back:
         return _narrow(be, result, back[d])
     return result
+
+
+def _asarray(be, fn):
+    """Values asked for as bfloat16 (dtype uint16) become its bits, rounded from float32; what is
+    already a uint16 array is bits already."""
+    def asarray(data, dtype=None):
+        if dtype is not None and getattr(data, "dtype", None) != _BF16 and np.dtype(dtype) == _BF16:
+            with np.errstate(over="ignore"):
+                return be.f32_to_bf16(fn(data, _F32))
+        return fn(data, dtype)
+    return asarray
 
 
 def _setitem(fn):
