@@ -242,9 +242,14 @@ def t(a):
     return apply_first(T, a, tuple(range(n))[::-1])
 
 
+_WARNED_0D = set()  # torch gives each of these warnings once per process
+
+
 def _zero_d_warning(what, advice):
-    import warnings
-    warnings.warn(f"{what} is deprecated on 0-D tensors. {advice}", UserWarning, stacklevel=3)
+    if what not in _WARNED_0D:
+        import warnings
+        _WARNED_0D.add(what)
+        warnings.warn(f"{what} is deprecated on 0-D tensors. {advice}", UserWarning, stacklevel=3)
 
 
 def _matrix_transpose(a, name, advice, warn_name=None):
