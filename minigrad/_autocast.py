@@ -137,13 +137,13 @@ def dispatch(op, fn, *args, **kwargs):
     """Run op (fn with these arguments) under this thread's autocast policy, or return None when
     autocast does not apply to it here."""
     st = STATE
-    if st.suspended or not st.enabled:
+    if st.suspended or not st.enabled or kwargs.get("out") is not None:  # out=: not eligible, as torch's
         return None
     classes = _classes()
     device_type = _first_device_type(args, classes[0])
     if device_type is None or not st.enabled.get(device_type, False):
         return None
-    from .amp.policy import policy_of, LOWER, FP32, BANNED
+    from .amp.policy import policy_of, LOWER, FP32, FP32_OPT_DTYPE, BANNED
     policy = policy_of(device_type, op)
     if policy is None:
         return None
@@ -152,10 +152,13 @@ def dispatch(op, fn, *args, **kwargs):
     if policy is LOWER:
         to = get_dtype(device_type)
     elif policy is FP32:
-        if kwargs.get("dtype") is not None:  # an explicit dtype= wins: the op runs as asked
-            to = None
-        else:
-            to = classes[1]
+        to = classes[1]
+    elif policy is FP32_OPT_DTYPE:
+        # no input is cast: an eligible first input runs the op with dtype=float32, which the op
+        # applies as it computes (one node in the graph, as torch's); an explicit dtype= is kept
+        to = None
+        if kwargs.get("dtype") is None and _eligible(args[0], device_type, classes[0], classes[2]):
+            kwargs = dict(kwargs, dtype=classes[1])
     else:  # PROMOTE
         to = _widest(args, device_type, get_dtype(device_type), classes)
     if to is not None:

@@ -14,6 +14,7 @@ from .ops.linalg_more import (matrix_exp, lstsq, vecdot, diagonal, vander, matmu
                               tensorsolve, householder_product)
 from .ops import reduce as _reduce
 from .tensor import Tensor
+from ._autocast import AUTOCAST_ON as _AUTOCAST_ON, dispatch as _autocast  # torch.autocast's op policies
 
 _INF = float("inf")
 
@@ -34,6 +35,8 @@ def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None):
     """The matrix norm over the two dims `dim`: 'fro', 'nuc' (the sum of the singular values),
     the largest (smallest) singular value for ord 2 (-2), the largest (smallest) absolute column
     sum for ord 1 (-1), row sum for inf (-inf)."""
+    if _AUTOCAST_ON[0] and (r := _autocast("matrix_norm", matrix_norm, A, ord, dim, keepdim, dtype=dtype)) is not None:
+        return r
     A = _tensor(A, "matrix_norm")
     if A.dim() < 2:
         raise RuntimeError("linalg.matrix_norm: The input tensor A must have at least 2 dimensions.")
@@ -55,9 +58,10 @@ def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None):
         return _matrix_norm_svd(A, ord, d0, d1, keepdim)
     # ord 1: sum down each column (over d0), then the extreme over the columns (d1); inf: rows
     summed, over = (d0, d1) if abs(ord) == 1 else (d1, d0)
-    sums = A.abs().sum(summed, keepdim=True)
-    out = sums.amax(over, keepdim=True) if ord > 0 else sums.amin(over, keepdim=True)
-    return out if keepdim else out.squeeze((d0, d1) if d0 < d1 else (d1, d0))
+    sums = A.abs().sum(summed, keepdim=keepdim)
+    if not keepdim and summed < over:
+        over -= 1  # (the summed dim is gone)
+    return sums.amax(over, keepdim=keepdim) if ord > 0 else sums.amin(over, keepdim=keepdim)  # torch's nodes
 
 
 def norm(A, ord=None, dim=None, keepdim=False, *, dtype=None):

@@ -152,3 +152,135 @@ def in_layout(be, data, order):
             return relaid(be, data, order)
         expected *= shape[d]
     return data
+
+
+# ---- the layout of an elementwise op's result (torch's TensorIterator rule) ----------------------
+
+def _dense_same_strides(operands):
+    """The common strides when every operand is non-overlapping and dense with the same strides."""
+    first = operands[0][1]
+    for shape, strides in operands:
+        if strides != first or _dense_order(shape, strides) is None:
+            return None
+    return first
+
+
+def result_strides(shape, operands):
+    """The strides of the result of an elementwise op over operands (each a
+    (shape, strides) pair in torch's reporting, inputs in argument order) broadcast to shape; None
+    when the result is row-major. As torch: operands of one shape that are all contiguous, all
+    channels_last, or all dense with equal strides give that layout; otherwise the dims are
+    sorted, fastest first, by the first operand that orders each pair (broadcast dims abstain,
+    equal steps put the smaller dim first)."""
+    ndim = len(shape)
+    if ndim <= 1:
+        return None
+    if all(s == shape for s, _ in operands):
+        if all(is_contiguous_as(s, st, contiguous_format) for s, st in operands):
+            return None
+        if ndim == 4 and all(is_contiguous_as(s, st, channels_last) for s, st in operands):
+            return _strides_in(shape, channels_last._order)  # (torch has no such case for 3d)
+        strides = _dense_same_strides(operands)
+        if strides is not None:
+            return strides
+    steps = []
+    for s, st in operands:  # each operand's steps once broadcast to shape (0: broadcast)
+        lead = ndim - len(s)
+        steps.append([0] * lead + [0 if n == 1 and shape[lead + i] != 1 else st[i] for i, n in enumerate(s)])
+
+    def after(d0, d1):  # 1: d0 should be slower than d1; -1: faster; 0: no operand minds
+        for st in steps:
+            s0, s1 = st[d0], st[d1]
+            if s0 == 0 or s1 == 0:
+                continue
+            if s0 != s1:
+                return 1 if s0 > s1 else -1
+            if shape[d0] > shape[d1]:
+                return 1
+        return 0
+
+    perm = list(range(ndim - 1, -1, -1))  # fastest first
+    for i in range(1, ndim):
+        j = i
+        for k in range(i - 1, -1, -1):
+            c = after(perm[k], perm[j])
+            if c > 0:
+                perm[k], perm[j] = perm[j], perm[k]
+                j = k
+            elif c < 0:
+                break
+    order = tuple(reversed(perm))
+    return None if order == tuple(range(ndim)) else _strides_in(shape, order)
+
+
+def _strides_in(shape, order):
+    """The strides of a dense tensor of shape whose memory runs over the dims in order."""
+    strides, step = [0] * len(shape), 1
+    for d in reversed(order):
+        strides[d] = step
+        step *= shape[d]
+    return tuple(strides)
+
+
+def with_strides(be, data, strides):
+    """data itself when its (non-empty) memory steps as strides say (None: row-major), else a
+    copy that does."""
+    if strides is None:
+        return data if be.is_contiguous(data) or not data.size else be.ascontiguous(data)
+    have = be.strides(data)
+    if have == strides or not data.size:
+        return data
+    out = allocate_strided(be, data.shape, data.dtype, strides)
+    be.copyto(out, data)
+    return out
+
+
+def allocate_strided(be, shape, npdtype, strides):
+    """A new backend array of shape whose memory steps as the dense strides say."""
+    out = allocate(be, shape, npdtype, _dense_order(shape, strides))
+    if be.strides(out) != strides:  # the steps of size-1 dims, which the order leaves open
+        out = be.as_strided(out, shape, strides)
+    return out
+
+
+def keep_format(out, *inputs):
+    """out, an op's fresh result, relaid in channels_last(_3d) when the first input whose strides
+    suggest such a format does (torch's suggest_memory_format rule for conv, norm, pool, resize
+    and pad outputs). A cheap check first: row-major inputs leave out as it is."""
+    for x in inputs:
+        if x is not None and not x._data.flags.c_contiguous:
+            break
+    else:
+        return out
+    for x in inputs:
+        if x is None:
+            continue
+        fmt = suggest(x)
+        if fmt._order is not None:
+            for o in (out if isinstance(out, tuple) else (out,)):
+                # only fresh results: never an input returned as is, nor a view of one
+                if (o._data.ndim == fmt._rank and o._data.size and o._base is None
+                        and not any(o is y for y in inputs)):
+                    o._data = with_strides(o._device.backend, o._data, _strides_in(o._data.shape, fmt._order))
+            return out
+    return out
+
+
+def row_major(out):
+    """out, an op's fresh result, made row-major (the ops torch computes on a contiguous copy)."""
+    if not out._data.flags.c_contiguous:
+        out._data = out._device.backend.ascontiguous(out._data)
+    return out
+
+
+def keeps_format(fn, *args_at):
+    """fn with keep_format applied to its result, the deciding inputs being fn's arguments at
+    args_at: (position, keyword name) pairs."""
+    import functools
+
+    @functools.wraps(fn)
+    def run(*args, **kwargs):
+        out = fn(*args, **kwargs)
+        xs = [args[i] if i < len(args) else kwargs.get(name) for i, name in args_at]
+        return keep_format(out, *[x for x in xs if hasattr(x, "_data")])
+    return run

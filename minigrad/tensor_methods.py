@@ -28,8 +28,16 @@ Tensor.__rsub__ = lambda self, other: ew.rsub(self, other)
 Tensor.__mul__ = Tensor.__rmul__ = ew.binary_method(ew.Mul)
 Tensor.__truediv__ = ew.binary_method(ew.Div, True)
 Tensor.__rtruediv__ = lambda self, other: ew.rtruediv(self, other)
-Tensor.__pow__ = ew.binary_method(ew.Pow, tensor_cls=ew.PowTensor)
-Tensor.__rpow__ = lambda self, other: rbinary(ew.PowScalarBase, self, other)
+Tensor.__pow__ = ew.binary_method(ew.Pow, tensor_cls=ew.PowTensor, autocast="pow")
+
+
+def _rpow(self, other):
+    if ew._AUTOCAST_ON[0] and (r := ew._autocast("pow", _rpow, self, other)) is not None:
+        return r
+    return rbinary(ew.PowScalarBase, self, other)
+
+
+Tensor.__rpow__ = _rpow
 Tensor.__matmul__ = lambda self, other: _matmul_method(self, other)
 Tensor.__rmatmul__ = lambda self, other: NotImplemented
 Tensor.__neg__ = ew.unary_method(ew.Neg)
@@ -41,7 +49,7 @@ Tensor.add = lambda self, other, alpha=1: ew.binary_alpha(ew.Add, self, other, a
 Tensor.sub = lambda self, other, alpha=1: ew.binary_alpha(ew.Sub, self, other, alpha, "sub")
 Tensor.mul = ew.binary_method(ew.Mul, name="mul")  # the operators' NotImplemented is their TypeError
 _true_div = ew.binary_method(ew.Div, True, name="div")  # Tensor.div without rounding_mode (below)
-Tensor.pow = ew.binary_method(ew.Pow, tensor_cls=ew.PowTensor, name="pow")
+Tensor.pow = ew.binary_method(ew.Pow, tensor_cls=ew.PowTensor, name="pow", autocast="pow")
 Tensor.matmul = lambda self, other: linalg.matmul(self, other)
 Tensor.mm = lambda self, other: linalg.mm(self, other)
 Tensor.bmm = lambda self, other: linalg.bmm(self, other)
@@ -186,7 +194,7 @@ def sum_mean(name, method, unset=None):
         try:
             if keepdim.__class__ is not bool:
                 raise _keepdim_error(keepdim)
-            if dtype is not None and dtype.__class__ is not _dtype:
+            if dtype is not None and not isinstance(dtype, _dtype):  # (float16, bfloat16: a subclass)
                 raise ArgTypeError(f"argument 'dtype' must be minigrad.dtype, not {_arg_errors.type_name(dtype)}")
             if dim is _NO:
                 if keepdim:  # keepdim without dim: torch's parser matches no overload
@@ -663,7 +671,7 @@ Tensor.mul_ = lambda self, other: inplace_arith(self, "mul", ew.Mul, other)
 _true_div_ = lambda self, other: inplace_arith(self, "div", ew.Div, other, True)  # noqa: E731
 Tensor.clamp_ = lambda self, min=None, max=None: inplace(self, lambda t: ew.clamp(t, min, max))
 Tensor.masked_fill = lambda self, mask, value: ew.masked_fill(self, mask, value)
-Tensor.masked_fill_ = lambda self, mask, value: inplace(self, lambda t: ew.masked_fill(t, mask, value),
+Tensor.masked_fill_ = lambda self, mask, value: inplace(self, lambda t: ew.masked_fill(t, mask, value, True),
                                                         value if isinstance(value, Tensor) else None)
 Tensor.clip_ = Tensor.clamp_
 Tensor.__iadd__ = _add_
@@ -697,12 +705,15 @@ def _copy_(self, src, non_blocking=False):
     if not isinstance(src, Tensor):
         raise TypeError(f"copy_(): argument 'src' must be Tensor, not {type(src).__name__}")
     from .ops.broadcast import broadcast_shape
-    shape = broadcast_shape(self._data.shape, src._data.shape)
-    if shape != self._data.shape:
-        raise RuntimeError(f"output with shape {list(self._data.shape)} doesn't match the broadcast shape "
-                           f"{list(shape)}")
     moved = src.to(self._device)
-    return inplace(self, lambda t: ew.Overwrite.apply(t, moved), moved)
+
+    def overwrite(t):  # (the shape checked after inplace's checks of self, as torch orders them)
+        shape = broadcast_shape(t._data.shape, src._data.shape)
+        if shape != t._data.shape:
+            raise RuntimeError(f"output with shape {list(t._data.shape)} doesn't match the broadcast shape "
+                               f"{list(shape)}")
+        return ew.Overwrite.apply(t, moved)
+    return inplace(self, overwrite, moved)
 
 
 Tensor.zero_ = _zero_

@@ -545,3 +545,271 @@ def test_grad_scaler_api_and_errors():
         if lib is minigrad:
             mine = errs
     assert mine == errs
+
+
+# ---- the rest of torch's lists: per-op output dtype, values, gradients and their dtypes ---------------
+# (inputs as arrays: some ops need positive, bounded or well-conditioned ones)
+
+def _pos(*s):
+    return _arr(*s, positive=True)
+
+
+def _wellcond(n):
+    return (RNG.standard_normal((n, n)) * 0.3 + 3 * np.eye(n)).astype(np.float32)
+
+
+def _spd(n):
+    a = RNG.standard_normal((n, n)).astype(np.float32) * 0.3
+    return (a @ a.T + 2 * np.eye(n)).astype(np.float32)
+
+
+_IDX = (0, 2)
+_MORE_OPS = [
+    ("pow", lambda: [_pos(3)], lambda L, F, a: a ** 2.5),
+    ("pow_tensor", lambda: [_pos(3), _arr(3)], lambda L, F, a, b: L.pow(a, b)),
+    ("rpow", lambda: [_arr(3)], lambda L, F, a: 2 ** a),
+    ("rtruediv", lambda: [_pos(3)], lambda L, F, a: 2 / a),
+    ("cumsum", lambda: [_arr(4)], lambda L, F, a: L.cumsum(a, 0)),
+    ("cumprod", lambda: [_arr(4)], lambda L, F, a: a.cumprod(0)),
+    ("log2", lambda: [_pos(3)], lambda L, F, a: L.log2(a)),
+    ("rsqrt", lambda: [_pos(3)], lambda L, F, a: L.rsqrt(a)),
+    ("softplus", lambda: [_arr(3)], lambda L, F, a: F.softplus(a)),
+    ("softmin", lambda: [_arr(3, 4)], lambda L, F, a: F.softmin(a, 1)),
+    ("normalize", lambda: [_arr(2, 3)], lambda L, F, a: F.normalize(a)),
+    ("logsumexp", lambda: [_arr(3, 2)], lambda L, F, a: L.logsumexp(a, 1)),
+    ("vector_norm", lambda: [_arr(3)], lambda L, F, a: L.linalg.vector_norm(a)),
+    ("cosine_similarity", lambda: [_arr(2, 3), _arr(2, 3)], lambda L, F, a, b: F.cosine_similarity(a, b)),
+    ("trace", lambda: [_arr(3, 3)], lambda L, F, a: L.trace(a)),
+    ("inverse", lambda: [_wellcond(3)], lambda L, F, a: L.inverse(a)),
+    ("linalg_inv", lambda: [_wellcond(3)], lambda L, F, a: L.linalg.inv(a)),
+    ("linalg_solve", lambda: [_wellcond(3), _arr(3, 2)], lambda L, F, a, b: L.linalg.solve(a, b)),
+    ("cholesky", lambda: [_spd(3)], lambda L, F, a: L.linalg.cholesky(a)),
+    ("cholesky_inverse", lambda: [_spd(3)], lambda L, F, a: L.cholesky_inverse(L.linalg.cholesky(a))),
+    ("pinverse", lambda: [_wellcond(3)], lambda L, F, a: L.pinverse(a)),
+    ("svdvals", lambda: [_wellcond(3)], lambda L, F, a: L.linalg.svdvals(a)),
+    ("eigvalsh", lambda: [_spd(3)], lambda L, F, a: L.linalg.eigvalsh(a)),
+    ("qr", lambda: [_wellcond(3)], lambda L, F, a: L.linalg.qr(a)[1]),
+    ("lstsq", lambda: [_wellcond(3), _arr(3, 2)], lambda L, F, a, b: L.linalg.lstsq(a, b)[0]),
+    ("cond", lambda: [_wellcond(3)], lambda L, F, a: L.linalg.cond(a)),
+    ("quantile", lambda: [_arr(5)], lambda L, F, a: L.quantile(a, 0.3)),
+    ("margin_ranking_loss", lambda: [_arr(3), _arr(3)], lambda L, F, a, b: F.margin_ranking_loss(a, b, (b - a).sign())),
+    ("soft_margin_loss", lambda: [_arr(3)], lambda L, F, a: F.soft_margin_loss(a, L.tensor([1.0, -1.0, 1.0]))),
+    ("hinge_embedding_loss", lambda: [_arr(3)], lambda L, F, a: F.hinge_embedding_loss(a, L.tensor([1.0, -1.0, 1.0]))),
+    ("poisson_nll_loss", lambda: [_arr(3), _pos(3)], lambda L, F, a, b: F.poisson_nll_loss(a, b)),
+    ("triplet_margin_loss", lambda: [_arr(2, 3)] * 3, lambda L, F, a, b, c: F.triplet_margin_loss(a, b * 0.5, c)),
+    ("multi_margin_loss", lambda: [_arr(2, 3)], lambda L, F, a: F.multi_margin_loss(a, L.tensor([0, 2]))),
+    ("multilabel_margin_loss", lambda: [_arr(2, 3)],
+     lambda L, F, a: F.multilabel_margin_loss(a, L.tensor([[0, 1, -1], [2, -1, 0]]))),
+    ("cosine_embedding_loss", lambda: [_arr(2, 3), _arr(2, 3)],
+     lambda L, F, a, b: F.cosine_embedding_loss(a, b, L.tensor([1, -1]))),
+    ("huber_loss", lambda: [_arr(3), _arr(3)], lambda L, F, a, b: F.huber_loss(a, b)),
+    ("kl_div", lambda: [_arr(3), _pos(3)], lambda L, F, a, b: F.kl_div(a, b, reduction="sum")),
+    ("nll_loss2d", lambda: [_arr(2, 3, 2, 2)],
+     lambda L, F, a: F.nll_loss(a, L.tensor([[[0, 1], [2, 0]], [[1, 1], [0, 2]]]))),
+    ("ctc_loss", lambda: [_arr(5, 1, 3)],
+     lambda L, F, a: F.ctc_loss(a.log_softmax(2), L.tensor([[1, 2]]), L.tensor([5]), L.tensor([2]))),
+    ("grid_sample", lambda: [_arr(1, 1, 3, 3), np.clip(_arr(1, 2, 2, 2), -0.9, 0.9)],
+     lambda L, F, a, g: F.grid_sample(a, g, align_corners=False)),
+    ("avg_pool3d", lambda: [_arr(1, 1, 2, 2, 2)], lambda L, F, a: F.avg_pool3d(a, 2)),
+    ("max_pool3d", lambda: [_arr(1, 1, 2, 2, 2)], lambda L, F, a: F.max_pool3d(a, 2)),
+    ("adaptive_avg_pool3d", lambda: [_arr(1, 1, 2, 2, 2)], lambda L, F, a: F.adaptive_avg_pool3d(a, 1)),
+    ("adaptive_max_pool3d", lambda: [_arr(1, 1, 2, 2, 2)], lambda L, F, a: F.adaptive_max_pool3d(a, 1)),
+    ("max_unpool1d", lambda: [_arr(1, 1, 4)], lambda L, F, a: F.max_unpool1d(*F.max_pool1d(a, 2, return_indices=True), 2)),
+    ("max_unpool2d", lambda: [_arr(1, 1, 4, 4)], lambda L, F, a: F.max_unpool2d(*F.max_pool2d(a, 2, return_indices=True), 2)),
+    ("reflect_pad1d", lambda: [_arr(1, 2, 4)], lambda L, F, a: F.pad(a, (1, 1), mode="reflect")),
+    ("reflect_pad2d", lambda: [_arr(1, 1, 3, 3)], lambda L, F, a: F.pad(a, (1, 1, 1, 1), mode="reflect")),
+    ("reflect_pad3d", lambda: [_arr(1, 1, 3, 3, 3)], lambda L, F, a: F.pad(a, (1, 1, 1, 1, 1, 1), mode="reflect")),
+    ("replicate_pad3d", lambda: [_arr(1, 1, 2, 2, 2)], lambda L, F, a: F.pad(a, (1, 1, 1, 1, 1, 1), mode="replicate")),
+    ("interpolate", lambda: [_arr(1, 1, 2, 2)], lambda L, F, a: F.interpolate(a, scale_factor=2)),
+    ("vecdot", lambda: [_arr(2, 3), _arr(2, 3)], lambda L, F, a, b: L.linalg.vecdot(a, b)),
+    ("einsum", lambda: [_arr(2, 3), _arr(3, 2)], lambda L, F, a, b: L.einsum("ij,jk->ik", a, b)),
+    ("addcmul", lambda: [_arr(3), _arr(3), _arr(3)], lambda L, F, a, b, c: L.addcmul(a, b, c)),
+    ("atan2", lambda: [_arr(3), _arr(3)], lambda L, F, a, b: L.atan2(a, b)),
+    ("scatter_add", lambda: [_arr(4), _arr(2)], lambda L, F, a, v: a.scatter_add(0, L.tensor(_IDX), v)),
+    ("rnn_cell", lambda: [_arr(2, 3)], lambda L, F, x: _module(L, "RNNCell", 3, 4)(x)),
+    ("lstm_cell", lambda: [_arr(2, 3)], lambda L, F, x: _module(L, "LSTMCell", 3, 4)(x)[0]),
+    ("gru", lambda: [_arr(2, 1, 3)], lambda L, F, x: _module(L, "GRU", 3, 4)(x)[0]),
+    ("rnn", lambda: [_arr(2, 1, 3)], lambda L, F, x: _module(L, "RNN", 3, 4)(x)[0]),
+    ("lstm", lambda: [_arr(2, 1, 3)], lambda L, F, x: _module(L, "LSTM", 3, 4)(x)[0]),
+]
+_MORE_IDS = [o[0] for o in _MORE_OPS]
+
+
+def _module(L, name, *args):
+    """The same module in both libraries: torch's initial weights copied into minigrad's."""
+    torch.manual_seed(0)
+    t = getattr(torch.nn, name)(*args)
+    if L is torch:
+        return t
+    m = getattr(minigrad.nn, name)(*args)
+    with minigrad.no_grad():
+        for (_, p), (_, q) in zip(m.named_parameters(), t.named_parameters()):
+            p.copy_(minigrad.tensor(q.detach().numpy()))
+    return m
+
+
+def _check_more(make, f, in_dtype, ac_dtype, name):
+    arrays = make()
+    ms, ts = zip(*(_pair(a, in_dtype, True) for a in arrays))
+    with minigrad.autocast("cpu", dtype=getattr(minigrad, ac_dtype)):
+        mo = f(minigrad, MF, *ms)
+    try:
+        with torch.autocast("cpu", dtype=getattr(torch, ac_dtype)):
+            to = f(torch, TF, *ts)
+    except RuntimeError as e:  # torch's oneDNN LSTM has no float16 kernel for float32 inputs
+        assert name == "lstm" and "primitive descriptor" in str(e)
+        assert mo.dtype is minigrad.float16
+        return
+    assert _name(mo.dtype) == _name(to.dtype), (name, mo.dtype, to.dtype)
+    low = to.dtype in (torch.float16, torch.bfloat16) or in_dtype != "float32"
+    tol = (3e-2 if ac_dtype == "bfloat16" else 5e-3) if low else 1e-4
+    _close(mo, to, tol)
+    seed = _arr(*to.shape)
+    mo.backward(minigrad.tensor(seed).to(mo.dtype))
+    to.backward(torch.tensor(seed).to(to.dtype))
+    for m, t in zip(ms, ts):
+        assert (m.grad is None) == (t.grad is None)
+        if t.grad is not None:
+            assert _name(m.grad.dtype) == _name(t.grad.dtype), (name, m.grad.dtype, t.grad.dtype)
+            _close(m.grad, t.grad, 10 * tol)
+
+
+@pytest.mark.parametrize("name,make,f", _MORE_OPS, ids=_MORE_IDS)
+@pytest.mark.parametrize("ac_dtype,in_dtype", [("float16", "float32"), ("float16", "float16"),
+                                               ("bfloat16", "float32"), ("bfloat16", "bfloat16")])
+def test_cpu_policy_more_ops(name, make, f, ac_dtype, in_dtype):
+    if ac_dtype == "bfloat16" and not HAS_BF16:
+        pytest.skip("no minigrad.bfloat16")
+    _check_more(make, f, in_dtype, ac_dtype, name)
+
+
+def _graph(t):
+    names, seen, todo = [], set(), [t.grad_fn]
+    while todo:
+        n = todo.pop()
+        if n is None or id(n) in seen:
+            continue
+        seen.add(id(n))
+        names.append(n.name().replace("torch::autograd::", ""))
+        todo.extend(nx for nx, _ in n.next_functions)
+    return sorted(names)
+
+
+def test_cpu_prod_casts_even_with_dtype():
+    """prod is plain float32 on the CPU: its input is cast (a ToCopyBackward0) whatever dtype= says."""
+    a = _arr(3)
+    for lib in (minigrad, torch):
+        x = lib.tensor(a, dtype=lib.float16, requires_grad=True)
+        with lib.autocast("cpu", dtype=lib.float16):
+            out = lib.prod(x, dtype=lib.float32)
+        assert _name(out.dtype) == "float32"
+    mx = minigrad.tensor(a, dtype=minigrad.float16, requires_grad=True)
+    tx = torch.tensor(a, dtype=torch.float16, requires_grad=True)
+    with minigrad.autocast("cpu", dtype=minigrad.float16):
+        mo = minigrad.prod(mx, dtype=minigrad.float32)
+    with torch.autocast("cpu", dtype=torch.float16):
+        to = torch.prod(tx, dtype=torch.float32)
+    assert _graph(mo) == _graph(to)
+
+
+def test_sum_with_dtype_gradient_dtype():
+    """sum(x, dtype=) records one SumBackward0 and gives x's gradient in x's dtype, as torch's."""
+    a = _arr(3, 4)
+    for dt, to_dt in (("float16", "float32"), ("float32", "float64")):
+        mx, tx = _pair(a, dt, True)
+        mo, to = minigrad.sum(mx, dtype=getattr(minigrad, to_dt)), torch.sum(tx, dtype=getattr(torch, to_dt))
+        assert _graph(mo) == _graph(to) == ["AccumulateGrad", "SumBackward0"]
+        mo.backward()
+        to.backward()
+        assert _name(mx.grad.dtype) == _name(tx.grad.dtype) == dt
+
+
+def test_out_argument_is_not_autocast():
+    """A call with out= goes through no autocasting (torch's eligibility rule)."""
+    a = minigrad.tensor(_wellcond(3))
+    with minigrad.autocast("cpu", dtype=minigrad.float16):
+        assert minigrad.linalg.svd(a.half().float())[0].dtype is minigrad.float32
+
+
+def test_rnn_dtype_check_skipped_in_a_region():
+    """nn.GRU with float32 weights takes a bfloat16 input inside a CPU region (torch skips the check)."""
+    m = minigrad.nn.GRU(3, 4)
+    x = minigrad.randn(2, 1, 3).to(minigrad.float16)
+    with pytest.raises(ValueError, match="does not match weight dtype"):
+        m(x)
+    with minigrad.autocast("cpu", dtype=minigrad.float16):
+        assert m(x)[0].dtype is minigrad.float16
+
+
+# ---- CUDA (emulated or real): the rest of the CUDA lists -----------------------------------------
+
+_CUDA_MORE = [  # (name, inputs, f, expected dtype for float32 inputs)
+    ("acos", lambda: [np.clip(_arr(3), -0.9, 0.9)], lambda L, F, a: L.acos(a), "float32"),
+    ("erfinv", lambda: [np.clip(_arr(3), -0.9, 0.9)], lambda L, F, a: L.erfinv(a), "float32"),
+    ("pow", lambda: [_pos(3)], lambda L, F, a: a ** 2, "float32"),
+    ("rpow", lambda: [_arr(3)], lambda L, F, a: 2 ** a, "float32"),
+    ("cumsum", lambda: [_arr(4)], lambda L, F, a: L.cumsum(a, 0), "float32"),
+    ("cumprod", lambda: [_arr(4)], lambda L, F, a: L.cumprod(a, 0), "float32"),
+    ("sum", lambda: [_arr(3, 4)], lambda L, F, a: a.sum(), "float32"),
+    ("softplus", lambda: [_arr(3)], lambda L, F, a: F.softplus(a), "float32"),
+    ("logsumexp", lambda: [_arr(3, 2)], lambda L, F, a: L.logsumexp(a, 1), "float32"),
+    ("dist", lambda: [_arr(3), _arr(3)], lambda L, F, a, b: L.dist(a, b), "float32"),
+    ("interpolate", lambda: [_arr(1, 1, 2, 2)], lambda L, F, a: F.interpolate(a, scale_factor=2), "float32"),
+    ("addr", lambda: [_arr(3, 4), _arr(3), _arr(4)], lambda L, F, a, b, c: L.addr(a, b, c), "float16"),
+    ("vecdot", lambda: [_arr(2, 3), _arr(2, 3)], lambda L, F, a, b: L.linalg.vecdot(a, b), "float16"),
+    ("einsum", lambda: [_arr(2, 3), _arr(3, 2)], lambda L, F, a, b: L.einsum("ij,jk->ik", a, b), "float16"),
+    ("gru_cell", lambda: [_arr(2, 3)], lambda L, F, x: _module_like(x, "GRUCell", 3, 4)(x), "float16"),
+    ("lstm_cell", lambda: [_arr(2, 3)], lambda L, F, x: _module_like(x, "LSTMCell", 3, 4)(x)[1], "float16"),
+    ("rnn_cell", lambda: [_arr(2, 3)], lambda L, F, x: _module_like(x, "RNNCell", 3, 4)(x), "float16"),
+    ("lstm", lambda: [_arr(2, 1, 3)], lambda L, F, x: _module_like(x, "LSTM", 3, 4)(x)[1][1], "float16"),
+    ("gru", lambda: [_arr(2, 1, 3)], lambda L, F, x: _module_like(x, "GRU", 3, 4)(x)[0], "float16"),
+]
+
+
+def _module_like(x, name, *args):
+    minigrad.manual_seed(0)
+    return getattr(minigrad.nn, name)(*args).to(x.device)
+
+
+@needs_cuda
+@pytest.mark.parametrize("name,make,f,want", _CUDA_MORE, ids=[o[0] for o in _CUDA_MORE])
+def test_cuda_policy_more_ops(name, make, f, want):
+    arrays = make()
+    xs = [minigrad.tensor(a, device="cuda", requires_grad=True) for a in arrays]
+    with minigrad.autocast("cuda"):
+        out = f(minigrad, MF, *xs)
+    assert _name(out.dtype) == want, (name, out.dtype)
+    # the same computation on the CPU with the casts done by hand
+    cast = getattr(minigrad, want)
+    minigrad.manual_seed(0)
+    ref_in = [minigrad.tensor(a).to(cast) for a in arrays]
+    if name.endswith("cell") or name in ("lstm", "gru"):
+        minigrad.manual_seed(0)
+        ref = f(minigrad, MF, *[minigrad.tensor(a) for a in arrays])  # float32 reference
+        tol = 1e-2
+    else:
+        ref = f(minigrad, MF, *ref_in)
+        tol = 3e-3 if cast is minigrad.float16 else 1e-5
+    np.testing.assert_allclose(out.detach().cpu().float().numpy(), ref.detach().float().numpy(), rtol=tol, atol=tol)
+    out.float().sum().backward()
+    for x in xs:
+        assert x.grad.dtype is minigrad.float32 and x.grad.device.type == "cuda"
+
+
+@needs_cuda
+def test_cuda_set_opt_dtype_ops():
+    """sum/prod/cumsum/softmax/norm: no input cast, dtype=float32 passed in (torch's graph), and an
+    explicit dtype= kept; the gradient comes back in the input's dtype."""
+    h = minigrad.randn(3, 4, device="cuda").half().requires_grad_()
+    with minigrad.autocast("cuda"):
+        s = h.sum()
+        assert s.dtype is minigrad.float32 and s.grad_fn.name() == "SumBackward0"
+        assert s.grad_fn.next_functions[0][0].name() == "AccumulateGrad"
+        assert minigrad.sum(h, dtype=minigrad.float16).dtype is minigrad.float16
+        assert minigrad.cumsum(h, 1).dtype is minigrad.float32
+        assert minigrad.norm(h).dtype is minigrad.float32
+        assert minigrad.linalg.vector_norm(h).dtype is minigrad.float32
+        assert minigrad.log_softmax(h, 1).dtype is minigrad.float32
+        assert minigrad.sum(h.double()).dtype is minigrad.float64  # float64: not eligible
+    s.backward()
+    assert h.grad.dtype is minigrad.float16

@@ -13,6 +13,11 @@ grad after a backward pass with a random cotangent.
 A failing case prints one line that replays it:
     cd tests && python -c "import test_fuzz_layouts as f; f.replay('cpu', 123)"
 
+The op families: elementwise (unary, binary, operators, ternary), reductions, cumulative ops,
+matmul, softmax, indexing (get, set, index functions), joins, shape ops, sorting, in-place ops,
+nn.functional (conv, pools, norms, losses; interpolate, pad, one_hot, distances, unfold/fold,
+pixel_shuffle, grid_sample), linalg, special functions and distributions' log_prob.
+
 The cuda variant runs the same cases (fewer, and with block-boundary sizes) on minigrad's CUDA
 backend; it runs on a GPU or under MINIGRAD_EMULATED_CUDA=1 and is skipped otherwise.
 bfloat16 and channels_last are not drawn (other work covers them).
@@ -30,7 +35,7 @@ torch = pytest.importorskip("torch")
 from conftest import DEVICES  # noqa: E402
 
 SEED = 0x5EED
-N_CASES = {"cpu": 3000, "cuda": 1500}
+N_CASES = {"cpu": 60000, "cuda": 1500}  # (cpu: about 40 s on one free core)
 
 FLOATS = ("float32", "float64", "float16")
 INTS = ("int64", "int32", "uint8")
@@ -277,8 +282,7 @@ def _binary(rng, big):
     if rng.random() < 0.3:  # swap the broadcast side
         a, b = b, a
         if mode_b == "pos":  # keep the divisor away from zero
-            a.values, b.values = b.values, a.values
-            a, b = b, a
+            b.values = np.abs(b.values) + (np.asarray(1 if b.dtype in INTS else 0.25, b.values.dtype))
     kw = {}
     if name in ("add", "sub") and rng.random() < 0.25:
         kw["alpha"] = 2 if rng.random() < 0.5 else 0.5
@@ -355,7 +359,9 @@ def _reduce(rng, big):
     if name in ("mean", "std", "var", "norm", "logsumexp"):
         dt = pick(rng, FLOATS)
     distinct = name in ("max", "min", "argmax", "argmin", "median", "aminmax")
-    x = rec(rng, s, dt, "distinct" if distinct else "grid")
+    # (a float16 product of many grid values overflows: its gradient's infinities and NaNs are
+    # the algorithm's; values inside (-1, 1) keep it finite)
+    x = rec(rng, s, dt, "distinct" if distinct else "unit" if name == "prod" and dt == "float16" else "grid")
     nd = len(s)
     kw = {}
     use_dim = nd and rng.random() < 0.7
@@ -369,8 +375,6 @@ def _reduce(rng, big):
     want = None
     if name in ("sum", "prod", "mean") and rng.random() < 0.3:
         want = pick(rng, ["float64", "float32"] if name == "mean" else ["int64", "float64", "float32"])
-        if want == "int64" and x.grad:  # torch: "Autograd not support dtype: Long"; unmatched, see the report
-            want = "float64"
     if name in ("prod", "median", "argmax", "argmin") and isinstance(kw.get("dim"), tuple):
         kw["dim"] = kw["dim"][0]
     if name == "aminmax" and isinstance(kw.get("dim"), tuple):
@@ -387,7 +391,9 @@ def _reduce(rng, big):
         exact = True  # quarters: exact partial sums in any order
     if dt == "float16" and name in ("sum", "nansum", "mean", "prod"):
         exact = False
-    return [x], fn, {"exact": exact}
+    # (amax/amin share the gradient among tied elements, mean among all: g / count, summed back
+    # over an expanded input in torch's order, rounds)
+    return [x], fn, {"exact": exact, "grad_exact": name not in ("amax", "amin", "mean")}
 
 
 @op("cumulative", 3)
@@ -597,11 +603,9 @@ def _index_fns(rng, big):
         if kind == "masked_fill":
             v = _scalar(rng, "int" if dt in INTS else None)
             return [x, m], (lambda L, a, m: L.masked_fill(a, m, v)), {"exact": True}
-        # a value that requires grad only into a float tensor: for an integer one torch raises
-        # "Autograd not support dtype" or (setitem) marks an integer tensor as requiring grad
-        v = rec(rng, (), pick(rng, ALL), grad=None if dt in FLOATS else False)
-        if dt == "uint8" and v.dtype in FLOATS + ("int64", "int32"):  # torch range-checks such a value
-            v.values = np.abs(v.values)  # (minigrad does not: left unmatched, see the report)
+        # (into an integer tensor torch refuses a value that requires grad, "Autograd not support
+        # dtype", and range-checks a value of another dtype: -1.0 into uint8)
+        v = rec(rng, (), pick(rng, ALL))
         return [x, m, v], (lambda L, a, m, v: a.masked_fill(m, v)), {"exact": True}
     if kind in ("index_put", "index_add"):
         acc = rng.random() < 0.6
@@ -747,7 +751,7 @@ def _sort(rng, big):
     dt = pick(rng, ALL[:-1])
     # distinct values: torch leaves the order of ties (and the index returned for them) unspecified
     x = rec(rng, s, dt, "grid" if kind.startswith("unique") else "distinct")
-    if dt == "uint8" and np.prod(s) >= 250 and not kind.startswith("unique"):
+    if dt == "uint8" and x.values.size >= 250 and not kind.startswith("unique"):  # (its base's size)
         x = rec(rng, s, "int64", "distinct")
     d = int(rng.integers(-nd, nd))
     desc = bool(rng.random() < 0.5)
@@ -787,15 +791,11 @@ def _inplace(rng, big):
     # the written tensor: a view (no expand, no overlap: torch refuses or leaves such writes undefined)
     # of a clone when it requires grad (writing to a view of a leaf that requires grad is torch's error,
     # tested for on its own below)
-    # (no empty target: minigrad leaves an empty written view not requiring grad when the other
-    # operand does, a difference left unmatched, see the report)
-    s = tuple(n or 1 for n in s)
     x = rec(rng, s, dt, clone=rng.random() < 0.85, expand=False, overlap=False, depth=int(rng.integers(1, 3)))
     nd = len(s)
-    # Known, unfixed: when the written tensor does not require grad and the other operand does,
-    # minigrad leaves the other views of the same base (made before the write) not requiring grad
-    # until they are rebuilt, so their gradients are lost; such writes are not drawn.
-    og = None if x.grad else False
+    # (the written tensor may not require grad while the other operand does: the other views of
+    # the same base, made before the write, then come to require grad, as the base does)
+    og = None
     other = rec(rng, bshape(rng, s), pick(rng, (dt,) + ALL[:-1]) if name in ("add_", "sub_", "mul_", "copy_")
                 else dt, "pos" if name == "div_" else "grid", grad=og)
     view_steps = []
@@ -912,12 +912,12 @@ def _nn(rng, big):
         o = (int(rng.integers(1, 4)), int(rng.integers(1, 4)))
         return [x2], (lambda L, x: L.nn.functional.adaptive_avg_pool2d(x, o)), {"exact": False}
     if kind == "layer_norm":
-        x = rec(rng, (N, H, W), f, "normal")
+        x = rec(rng, (N, H, W), f, "normal", expand=False, overlap=False)
         w, b = rec(rng, (W,), f, "normal"), rec(rng, (W,), f, "normal")
         return [x, w, b], (lambda L, x, w, b: L.nn.functional.layer_norm(x, (W,), w, b)), {"exact": False}
     if kind == "batch_norm":
         w, b = rec(rng, (C,), f, "normal"), rec(rng, (C,), f, "normal")
-        x2 = rec(rng, (N + 1, C, H, W), f, "normal")
+        x2 = rec(rng, (N + 1, C, H, W), f, "normal", expand=False, overlap=False)
         return [x2, w, b], (lambda L, x, w, b: L.nn.functional.batch_norm(x, None, None, w, b, training=True)), \
             {"exact": False}
     if kind == "group_norm":
@@ -959,6 +959,206 @@ def _loss(rng, big):
     return [x, y], (lambda L, x, y: getattr(L.nn.functional, kind)(x, y, reduction=red)), {"exact": False}
 
 
+@op("nn2", 3)
+def _nn2(rng, big):
+    """More of nn.functional: resampling, padding, patches, distances, encodings."""
+    kind = pick(rng, ["interpolate", "pad", "one_hot", "cosine_similarity", "pairwise_distance", "unfold",
+                      "fold", "pixel_shuffle", "pixel_unshuffle", "grid_sample", "normalize_p"])
+    f = pick(rng, ("float32", "float64"))
+    N, C, H, W = (int(rng.integers(1, 3)), int(rng.integers(1, 4)), int(rng.integers(1, 5)), int(rng.integers(1, 5)))
+    F = "nn.functional"  # noqa: F841
+    if kind == "interpolate":
+        mode = pick(rng, ["nearest", "bilinear", "bicubic", "nearest-exact", "linear", "area"])
+        nd = 1 if mode == "linear" else 2
+        x = rec(rng, (N, C, W) if nd == 1 else (N, C, H, W), f, "normal")
+        kw = {"mode": mode}
+        if rng.random() < 0.5:
+            kw["size"] = tuple(int(rng.integers(1, 7)) for _ in range(nd))
+        else:
+            kw["scale_factor"] = float(pick(rng, [0.5, 2.0, 1.5, 3.0]))
+        if mode in ("bilinear", "bicubic", "linear") and rng.random() < 0.5:
+            kw["align_corners"] = bool(rng.random() < 0.5)
+        return [x], (lambda L, x: L.nn.functional.interpolate(x, **kw)), {"exact": mode.startswith("nearest"),
+                                                                          "desc": f"interpolate {kw}"}
+    if kind == "pad":
+        mode = pick(rng, ["constant", "reflect", "replicate", "circular"])
+        x = rec(rng, (N, C, H, W), f, "normal")
+        p = tuple(int(rng.integers(0, 2 if mode in ("reflect", "circular") else 3)) for _ in range(4))
+        if mode == "constant" and rng.random() < 0.3:
+            p = (p[0], -1 if W > 1 else 0) + p[2:]  # a negative pad crops
+        kw = {"mode": mode} if mode != "constant" else {"value": float(pick(rng, [0.0, 1.5]))}
+        return [x], (lambda L, x: L.nn.functional.pad(x, p, **kw)), {"exact": True, "desc": f"pad {p} {kw}"}
+    if kind == "one_hot":
+        n = int(rng.integers(1, 5))
+        i = Rec(rng.integers(0, n, shape_of(rng, lo=1)), "int64")
+        nc = pick(rng, [-1, n, n + 2])
+        return [i], (lambda L, i: L.nn.functional.one_hot(i, nc)), {"exact": True}
+    if kind in ("cosine_similarity", "pairwise_distance"):
+        s = (N, C, W)
+        a, b = rec(rng, s, f, "normal"), rec(rng, bshape(rng, s), f, "normal")
+        if kind == "cosine_similarity":
+            d = int(rng.integers(-3, 3))
+            return [a, b], (lambda L, a, b: L.nn.functional.cosine_similarity(a, b, dim=d)), {"exact": False}
+        pp, kd = float(pick(rng, [1.0, 2.0, 3.0])), bool(rng.random() < 0.5)
+        return [a, b], (lambda L, a, b: L.nn.functional.pairwise_distance(a, b, p=pp, keepdim=kd)), {"exact": False}
+    if kind == "normalize_p":
+        x = rec(rng, (N, C, W), f, "normal", expand=False, overlap=False)
+        pp, d = float(pick(rng, [1.0, 2.0, 3.0])), int(rng.integers(-3, 3))
+        return [x], (lambda L, x: L.nn.functional.normalize(x, p=pp, dim=d)), {"exact": False}
+    if kind == "unfold":
+        x = rec(rng, (N, C, H + 1, W + 1), f)
+        k, st, pd, dl = int(rng.integers(1, 3)), int(rng.integers(1, 3)), int(rng.integers(0, 2)), int(rng.integers(1, 3))
+        return [x], (lambda L, x: L.nn.functional.unfold(x, k, dilation=dl, padding=pd, stride=st)), {"exact": True}
+    if kind == "fold":
+        k, oh, ow = int(rng.integers(1, 3)), int(rng.integers(2, 5)), int(rng.integers(2, 5))
+        blocks = (oh - k + 1) * (ow - k + 1)
+        x = rec(rng, (N, C * k * k, blocks), f)
+        return [x], (lambda L, x: L.nn.functional.fold(x, (oh, ow), k)), {"exact": True}
+    if kind == "pixel_shuffle":
+        r = int(rng.integers(1, 3))
+        x = rec(rng, (N, C * r * r, H, W), pick(rng, ALL))
+        return [x], (lambda L, x: L.nn.functional.pixel_shuffle(x, r)), {"exact": True}
+    if kind == "pixel_unshuffle":
+        r = int(rng.integers(1, 3))
+        x = rec(rng, (N, C, H * r, W * r), pick(rng, ALL))
+        return [x], (lambda L, x: L.nn.functional.pixel_unshuffle(x, r)), {"exact": True}
+    x = rec(rng, (N, C, H, W), f, "normal")
+    g = rec(rng, (N, int(rng.integers(1, 4)), int(rng.integers(1, 4)), 2), f, "unit")
+    mode, pm = pick(rng, ["bilinear", "nearest"]), pick(rng, ["zeros", "border", "reflection"])
+    ac = bool(rng.random() < 0.5)
+    return [x, g], (lambda L, x, g: L.nn.functional.grid_sample(x, g, mode=mode, padding_mode=pm, align_corners=ac)), \
+        {"exact": False, "desc": f"grid_sample {mode} {pm} {ac}"}
+
+
+@op("linalg", 2)
+def _linalg(rng, big):
+    kind = pick(rng, ["solve", "inv", "det", "slogdet", "vector_norm", "matrix_norm", "norm", "qr_r", "svdvals",
+                      "cholesky", "eigvalsh", "pinv", "matrix_rank", "lstsq"])
+    f = pick(rng, ("float32", "float64"))
+    n, b = int(rng.integers(1, 4)), int(rng.integers(1, 3))
+    # well-conditioned matrices: a random one plus n + 1 on the diagonal (wc, in the op)
+    a = rec(rng, (b, n, n), f, "normal")
+    opts = {"exact": False}
+
+    def wc(L, m):
+        return m + (n + 1.0) * L.eye(n, dtype=m.dtype, device=m.device)
+
+    def spd(L, m):  # a symmetric positive definite matrix made from m
+        return m @ m.mT + L.eye(n, dtype=m.dtype, device=m.device)
+
+    if kind == "solve":
+        rhs = rec(rng, (b, n, int(rng.integers(1, 3))), f, "normal")
+        return [a, rhs], (lambda L, a, r: L.linalg.solve(wc(L, a), r)), opts
+    if kind in ("vector_norm", "matrix_norm", "norm"):
+        x = rec(rng, (b, n, n), f, "normal", expand=False, overlap=False)
+        if kind == "vector_norm":
+            o, d = pick(rng, [1, 2, 3, float("inf"), -float("inf"), 0]), pick(rng, [None, -1, (0, 2)])
+            return [x], (lambda L, x: L.linalg.vector_norm(x, o, dim=d)), {"exact": False, "desc": f"vector_norm {o} {d}"}
+        if kind == "matrix_norm":
+            o = pick(rng, ["fro", 1, -1, float("inf"), -float("inf")])
+            return [x], (lambda L, x: L.linalg.matrix_norm(x, o)), {"exact": False, "desc": f"matrix_norm {o}"}
+        o = pick(rng, [None, "fro", 2, 1])
+        return [x], (lambda L, x: L.norm(x, o) if o != 2 else L.norm(x, 2, dim=-1)), {"exact": False}
+    if kind == "qr_r":  # R's diagonal signs are LAPACK's: compare |R|
+        return [a], (lambda L, a: L.linalg.qr(wc(L, a)).R.abs()), {"exact": False, "no_grad": True}
+    if kind == "svdvals":
+        return [a], (lambda L, a: L.linalg.svdvals(wc(L, a))), opts
+    if kind == "cholesky":
+        return [a], (lambda L, a: L.linalg.cholesky(spd(L, a))), opts
+    if kind == "eigvalsh":
+        return [a], (lambda L, a: L.linalg.eigvalsh(spd(L, a))), opts
+    if kind == "pinv":
+        return [a], (lambda L, a: L.linalg.pinv(wc(L, a))), opts
+    if kind == "matrix_rank":
+        return [a], (lambda L, a: L.linalg.matrix_rank(wc(L, a))), {"exact": True}
+    if kind == "lstsq":
+        rhs = rec(rng, (b, n, 2), f, "normal")
+        return [a, rhs], (lambda L, a, r: L.linalg.lstsq(wc(L, a), r).solution), opts
+    if kind == "slogdet":
+        return [a], (lambda L, a: L.linalg.slogdet(wc(L, a))), opts
+    return [a], (lambda L, a: getattr(L.linalg, kind)(wc(L, a))), opts
+
+
+SPECIAL = {  # name: input mode
+    "erf": "normal", "erfc": "normal", "erfinv": "unit", "lgamma": "pos", "digamma": "pos", "i0": "normal",
+    "special.expit": "normal", "special.erfcx": "normal", "special.log_ndtr": "normal", "special.ndtr": "normal",
+    "special.ndtri": "unit", "special.i0e": "normal", "special.i1": "normal", "special.i1e": "normal",
+    "special.sinc": "normal", "special.entr": "pos", "special.log1p": "pos", "special.logit": "unit",
+    "special.xlogy": "pos", "special.xlog1py": "pos", "special.zeta": "pos", "special.gammaln": "pos",
+    "mvlgamma": "pos", "special.polygamma": "pos", "special.multigammaln": "pos", "special.bessel_j0": "normal",
+    "special.bessel_j1": "normal"}
+
+
+@op("special", 2)
+def _special(rng, big):
+    name = pick(rng, sorted(SPECIAL))
+    mode = SPECIAL[name]
+    dt = pick(rng, ("float32", "float64", "float64", "int64" if mode != "unit" else "float32"))
+    if name == "special.ndtri" or name == "special.logit" or name == "erfinv":
+        mode = "unit"
+    x = rec(rng, shape_of(rng, big=big), dt, "pos" if mode == "pos" else mode)
+    if name in ("mvlgamma", "special.multigammaln"):
+        x.values = np.abs(x.values).astype(x.values.dtype) + np.asarray(2, x.values.dtype)
+        return [x], (lambda L, a: L.special.multigammaln(a, 2)), {"exact": False}
+    if name == "special.polygamma":
+        k = int(rng.integers(0, 3))
+        return [x], (lambda L, a: L.special.polygamma(k, a)), {"exact": False, "desc": f"polygamma {k}"}
+    if name in ("special.xlogy", "special.xlog1py", "special.zeta"):
+        if name == "special.zeta" and dt == "int64":
+            # (torch's gradient in q for an integer x goes through a float32 zeta, whose last bit
+            # minigrad's float32 kernel does not always match)
+            x = rec(rng, tuple(Rview(x)), "float64", "pos")
+        y = rec(rng, bshape(rng, tuple(Rview(x))), "float64" if dt == "int64" else dt, "pos")
+        if name == "special.zeta":
+            x.values = np.abs(x.values).astype(x.values.dtype) + np.asarray(1, x.values.dtype)
+        fn_name = name.split(".")[1]
+        return [x, y], (lambda L, a, b: getattr(L.special, fn_name)(a, b)), {"exact": False}
+    path = name.split(".")
+
+    def fn(L, a):
+        mod = L
+        for p in path[:-1]:
+            mod = getattr(mod, p)
+        return getattr(mod, path[-1])(a)
+    return [x], fn, {"exact": False, "desc": name}
+
+
+@op("distributions", 2)
+def _distributions(rng, big):
+    kind = pick(rng, ["Normal", "Laplace", "Cauchy", "Exponential", "Bernoulli", "Categorical", "Gamma", "Beta",
+                      "Poisson", "Uniform", "LogNormal", "Binomial"])
+    f = pick(rng, ("float32", "float64"))
+    s = shape_of(rng, lo=1) or (3,)
+    loc, scale = rec(rng, s, f, "normal"), rec(rng, bshape(rng, s), f, "pos")
+    if kind in ("Normal", "Laplace", "Cauchy", "LogNormal"):
+        v = rec(rng, s, f, "pos" if kind == "LogNormal" else "normal", grad=False)
+        return [loc, scale, v], (lambda L, a, b, v: getattr(L.distributions, kind)(a, b).log_prob(v)), {"exact": False}
+    if kind == "Uniform":
+        lo = rec(rng, s, f, "normal")
+        v = Rec(np.zeros(s, f), f)
+        return [lo, scale, v], (lambda L, lo, w, v: L.distributions.Uniform(lo, lo + w + 1).log_prob(lo + (w + 1) * 0.5 + v)), \
+            {"exact": False}
+    if kind in ("Exponential", "Poisson"):
+        v = Rec(rng.integers(0, 5, s).astype(f), f)
+        return [scale, v], (lambda L, r, v: getattr(L.distributions, kind)(r).log_prob(v)), {"exact": False}
+    if kind in ("Gamma", "Beta"):
+        c = rec(rng, bshape(rng, s), f, "pos")
+        v = Rec(rng.uniform(0.1, 0.9, s).astype(f), f)
+        return [scale, c, v], (lambda L, a, b, v: getattr(L.distributions, kind)(a, b).log_prob(v)), {"exact": False}
+    if kind in ("Bernoulli", "Binomial"):
+        p = rec(rng, s, f, "unit")
+        p.values = (np.abs(p.values) * 0.9 + 0.05).astype(f)
+        v = Rec(rng.integers(0, 2, s).astype(f), f)
+        if kind == "Binomial":
+            return [p, v], (lambda L, p, v: L.distributions.Binomial(3, probs=p).log_prob(v)), {"exact": False}
+        if rng.random() < 0.5:
+            return [p, v], (lambda L, p, v: L.distributions.Bernoulli(logits=p).log_prob(v)), {"exact": False}
+        return [p, v], (lambda L, p, v: L.distributions.Bernoulli(probs=p).log_prob(v)), {"exact": False}
+    logits = rec(rng, s, f, "normal")
+    v = Rec(rng.integers(0, s[-1], s[:-1]), "int64")
+    return [logits, v], (lambda L, lg, v: L.distributions.Categorical(logits=lg).log_prob(v)), {"exact": False}
+
+
 # ---- running and comparing a case ----------------------------------------------------------------
 
 def draw(device, index):
@@ -968,7 +1168,8 @@ def draw(device, index):
     weights = np.array([OPS[n][1] for n in names], float)
     name = names[int(rng.choice(len(names), p=weights / weights.sum()))]
     ins, fn, opts = OPS[name][0](rng, device == "cuda")
-    if name in ("matmul", "reduce", "cumulative", "nn", "loss", "softmax"):
+    if name in ("matmul", "reduce", "cumulative", "nn", "loss", "softmax", "nn2", "linalg", "special",
+                "distributions"):
         opts.setdefault("signed_zero", False)
     opts["family"] = name
     if "desc" not in opts:  # the op's own name, read off the drawing function's locals
@@ -1065,9 +1266,11 @@ def _same(a, b, dtype, exact, signed_zero=False, loose=1.0):
 
 def _excused_node(mine, theirs, opts):
     """Node names left unmatched, on purpose:
-    - a view read after an in-place write through another view of its base: torch rebuilds its
-      grad_fn when it is read (AsStridedBackward0); minigrad keeps grad_fn a plain attribute and
-      rebuilds it when the view is next used in an op (the gradients, compared, are the same);
+    - a view, made of a base that already required grad, read after an in-place write through
+      another view of that base: torch rebuilds its grad_fn when it is read (AsStridedBackward0);
+      minigrad keeps grad_fn a plain attribute and rebuilds it when the view is next used in an op
+      (the gradients, compared, are the same). (Views of a base that did not require grad get
+      theirs from the write itself, ops/view_inplace.adopt_views.)
     - the matmul family's outer node where torch folds batch dims into one mm (UnsafeViewBackward0)
       or swaps the operands (TransposeBackward0): torch's internal dispatch choice, not semantics."""
     if opts.get("inplace") and theirs == "AsStridedBackward0" and mine and mine.endswith("Backward0"):
@@ -1076,19 +1279,6 @@ def _excused_node(mine, theirs, opts):
         return True
     return opts.get("family") == "matmul" and theirs in ("UnsafeViewBackward0", "TransposeBackward0",
                                                          "CloneBackward0")
-
-
-# Errors whose type matches but whose message is left unmatched (see the report): the dim an
-# advanced index names when out of bounds (torch counts it after earlier integer indices), the
-# dim an empty reduction names (torch keeps it as given), aminmax's "aminmax:" spelling.
-_LOOSE_MESSAGES = (r"is out of bounds for dimension", r"Expected reduction dim")
-
-
-def _excused_message(mine, theirs, opts):
-    # (and for an in-place op, which operand a broadcast error names first)
-    loose = _LOOSE_MESSAGES + ((r"The size of tensor a",) if opts.get("inplace") else ())
-    return (mine is not None and theirs is not None and mine[0] == theirs[0]
-            and any(re.search(p, theirs[1]) and re.search(p, mine[1]) for p in loose))
 
 
 def compare(m, t, opts, device):
@@ -1105,8 +1295,6 @@ def compare(m, t, opts, device):
         if t.get("error") == ("RuntimeError", "ZeroDivisionError"):
             return []  # integer division by zero: torch's CPU raises, its GPU answers; device-defined
     for key in ("build_error", "error"):
-        if _excused_message(m.get(key), t.get(key), opts):
-            continue
         if m.get(key) != t.get(key):
             diffs.append(f"{key}: minigrad {m.get(key)} torch {t.get(key)}")
     if diffs or "results" not in t:
@@ -1154,8 +1342,8 @@ def compare(m, t, opts, device):
                     diffs.append(f"grad of input {i}: minigrad {'none' if a is None else 'set'}, "
                                  f"torch {'none' if b is None else 'set'}")
                 # (a norm over two or three close values is ill-conditioned: its gradients get 10x room)
-                elif a is not None and not _same(a, b, str(b.dtype), exact,
-                                                 loose=10.0 if opts.get("family") == "nn" else 1.0):
+                elif a is not None and not _same(a, b, str(b.dtype), exact and opts.get("grad_exact", True),
+                                                 loose=10.0 if opts.get("family") in ("nn", "nn2") else 1.0):
                     diffs.append(f"grad of input {i} differs")
     return diffs
 

@@ -178,7 +178,13 @@ def _accumulate_leaves(leaves, grads, raw, create_graph):
             owner = g.base
             if owner is None:
                 owner = g
-            if id(owner) not in handed_out and (owner is g or not _aliases_itself(g)):
+            # torch's layout contract (.grad steps as var does) holds for a gradient of var's
+            # strides, and for a 1-d one owning its memory; any other goes by _accumulate
+            lay = node._layout
+            if lay is None or lay[0] is not var._data:
+                lay = node._layout = (var._data, var._data.strides)
+            if id(owner) not in handed_out and (owner is g or not _aliases_itself(g)) and (
+                    (owner is g and g.ndim < 2) or g.strides == lay[1]):
                 handed_out.add(id(owner))
                 var._grad = _make(g, var._device)
                 continue
@@ -474,6 +480,11 @@ def _accumulate(var, g, handed_out, create_graph):
     old = var._grad
     if old is None:
         data = g._data
+        laid = _obeying_layout(g, var)
+        if laid is not g:  # a fresh copy in var's layout: nothing else holds it
+            var._grad = laid
+            handed_out.add(id(laid._data))
+            return
         if not create_graph:
             # keep the gradient's memory unless another leaf (or the caller) holds it too, or
             # it is a broadcast view whose elements alias each other
@@ -493,6 +504,31 @@ def _accumulate(var, g, handed_out, create_graph):
         var._grad = old + g
     else:
         old._device.backend.iadd(old._data, g._data)  # in place, as torch accumulates
+
+
+def _obeying_layout(g, var):
+    """g, or a copy of it in the layout torch's AccumulateGrad gives a new .grad: a dense leaf's
+    own strides (dims of size 1 may step anyhow, but not by 0), else row-major."""
+    data = g._data
+    if not data.size:
+        return g
+    be = g._device.backend
+    have, mine = be.strides(data), be.strides(var._data)
+    if have == mine and be.is_contiguous(data):
+        return g
+    from .. import memory_formats as mf
+    shape = data.shape
+    want = var.stride()
+    order = mf._dense_order(shape, want)
+    if order is not None:
+        if all((h == m) if n != 1 else h != 0 for h, m, n in zip(have, mine, shape)):
+            return g
+    elif be.is_contiguous(data):
+        return g
+    if g._requires_grad:  # a gradient kept for double backward: the copy joins its graph
+        from ..ops.shape import Clone
+        return Clone.apply(g, order)
+    return _make(mf.with_strides(be, data, want if order is not None else None), g._device)
 
 
 def _aliases_itself(a):

@@ -117,6 +117,8 @@ class AccumulateGrad(Node):
     alive (a leaf nobody references has no .grad anyone could read).
     """
 
+    _layout = None  # (the leaf's array, its strides), kept by the engine's layout check
+
     def __init__(self, variable):
         self._variable = weakref.ref(variable)
         self._device = variable._device

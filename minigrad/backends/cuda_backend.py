@@ -257,17 +257,39 @@ class CudaBackend:
             return a.copy()
 
     # ---- elementwise ----------------------------------------------------------------------------
+    def _laid_out_result(self, shape, dtype, *operands):
+        """(out, order) for an elementwise result over operands (arrays, or None for a scalar) in
+        the layout torch gives it: out new, and order None (row-major) or the dims, slowest first,
+        along which out's memory runs (so out.transpose(order) is C-contiguous)."""
+        from ..memory_formats import result_strides, allocate_strided, _dense_order
+        want = None
+        if math.prod(shape):
+            want = result_strides(shape, [((), ()) if x is None else (x.shape, self.strides(x)) for x in operands])
+        if want is None:
+            return self.empty(shape, dtype), None
+        return allocate_strided(self, shape, dtype, want), _dense_order(shape, want)
+
+    @staticmethod
+    def _permuted(x, ndim, order):
+        """x broadcast-aligned to ndim dims (leading 1s) and transposed to order."""
+        if x.ndim < ndim:
+            x = x.reshape((1,) * (ndim - x.ndim) + x.shape)
+        return x.transpose(order)
+
     def _unary(self, op, a):
         sfx = _SFX[a.dtype]
-        out = self.empty(a.shape, a.dtype)
         n = a.size
-        if n:
-            if a.flags.c_contiguous:
+        if a.flags.c_contiguous or not n:
+            out = self.empty(a.shape, a.dtype)
+            if n:
                 self._launch("elementwise.cu", f"{op}_{sfx}", self._grid(n), (BLOCK,), (a, out, np.int64(n)))
-            else:
-                meta = self._meta(a.shape, self._strides_for(a, a.shape))
-                self._launch("elementwise.cu", f"{op}_strided_{sfx}", self._grid(n), (BLOCK,),
-                             (a, out, np.int64(n), meta, np.int32(a.ndim)))
+            return out
+        # strided: out takes torch's layout; the kernel walks out's memory in order
+        out, order = self._laid_out_result(a.shape, a.dtype, a)
+        src, dst = (a, out) if order is None else (a.transpose(order), out.transpose(order))
+        meta = self._meta(src.shape, self._strides_for(src, src.shape))
+        self._launch("elementwise.cu", f"{op}_strided_{sfx}", self._grid(n), (BLOCK,),
+                     (src, dst, np.int64(n), meta, np.int32(a.ndim)))
         return out
 
     def neg(self, a):
@@ -446,25 +468,37 @@ class CudaBackend:
                 b, b_arr = self.full((), bool(b), np.bool_), True
         shape = a.shape if not b_arr else b.shape if not a_arr else np.broadcast_shapes(a.shape, b.shape)
         res_dtype = np.bool_ if compare else dt
+        order = None
         if out is None:
-            out = self.empty(shape, res_dtype)
+            if (a_arr and not a.flags.c_contiguous) or (b_arr and not b.flags.c_contiguous):
+                # out takes torch's layout; the kernels walk out's memory in order
+                out, order = self._laid_out_result(shape, res_dtype, a if a_arr else None, b if b_arr else None)
+            else:
+                out = self.empty(shape, res_dtype)
         n = out.size
         if not n:
             return out
         grid = self._grid(n)
+        dst = out
+        if order is not None:
+            nd = len(shape)
+            dst = out.transpose(order)
+            shape = dst.shape
+            a = self._permuted(a, nd, order) if a_arr else a
+            b = self._permuted(b, nd, order) if b_arr else b
         if a_arr and b_arr:
             if a.shape == b.shape == shape and a.flags.c_contiguous and b.flags.c_contiguous:
-                self._launch("elementwise.cu", f"{op}_{sfx}", grid, (BLOCK,), (a, b, out, np.int64(n)))
+                self._launch("elementwise.cu", f"{op}_{sfx}", grid, (BLOCK,), (a, b, dst, np.int64(n)))
             else:
                 meta = self._meta(shape, self._strides_for(a, shape), self._strides_for(b, shape))
                 self._launch("elementwise.cu", f"{op}_strided_{sfx}", grid, (BLOCK,),
-                             (a, b, out, np.int64(n), meta, np.int32(len(shape))))
+                             (a, b, dst, np.int64(n), meta, np.int32(len(shape))))
             return out
         arr, scalar, form = (a, b, "scalar") if a_arr else (b, a, "rscalar")
         if not arr.flags.c_contiguous:
             arr = self.ascontiguous(arr)
         self._launch("elementwise.cu", f"{op}_{form}_{sfx}", grid, (BLOCK,),
-                     (arr, _CTYPE[sfx](scalar), out, np.int64(n)))
+                     (arr, _CTYPE[sfx](scalar), dst, np.int64(n)))
         return out
 
     def add(self, a, b):
@@ -774,23 +808,38 @@ class CudaBackend:
         a = a if a.dtype == dt else self.astype(a, dt)
         b = b if b.dtype == dt else self.astype(b, dt)
         shape = np.broadcast_shapes(cond.shape, a.shape, b.shape)
-        out = self.empty(shape, dt)
+        if cond.flags.c_contiguous and a.flags.c_contiguous and b.flags.c_contiguous:
+            out, order = self.empty(shape, dt), None
+        else:
+            out, order = self._laid_out_result(shape, dt, cond, a, b)
         n = out.size
         if n:
+            dst = out
+            if order is not None:
+                nd = len(shape)
+                dst, cond, a, b = (out.transpose(order), self._permuted(cond, nd, order),
+                                   self._permuted(a, nd, order), self._permuted(b, nd, order))
+                shape = dst.shape
             meta = self._meta(shape, self._strides_for(cond, shape), self._strides_for(a, shape),
                               self._strides_for(b, shape))
             self._launch("elementwise.cu", f"where_strided_{_SFX[np.dtype(dt)]}", self._grid(n), (BLOCK,),
-                         (cond, a, b, out, np.int64(n), meta, np.int32(len(shape))))
+                         (cond, a, b, dst, np.int64(n), meta, np.int32(len(shape))))
         return out
 
     def clip(self, a, lo, hi):
-        a = self.ascontiguous(a)
         sfx = _SFX[a.dtype]
         ct = _CTYPE[sfx]
-        out = self.empty(a.shape, a.dtype)
+        if a.flags.c_contiguous:
+            out = dst = self.empty(a.shape, a.dtype)
+        else:  # out takes torch's layout; the kernel walks out's memory in order
+            out, order = self._laid_out_result(a.shape, a.dtype, a)
+            dst = out
+            if order is not None:
+                a, dst = a.transpose(order), out.transpose(order)
+            a = self.ascontiguous(a)
         if a.size:
             self._launch("elementwise.cu", f"clip_{sfx}", self._grid(a.size), (BLOCK,),
-                         (a, out, np.int64(a.size), ct(0 if lo is None else lo), ct(0 if hi is None else hi),
+                         (a, dst, np.int64(a.size), ct(0 if lo is None else lo), ct(0 if hi is None else hi),
                           np.int32(lo is not None), np.int32(hi is not None)))
         return out
 

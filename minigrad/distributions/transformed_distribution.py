@@ -100,16 +100,17 @@ class TransformedDistribution(Distribution):
             self._validate_sample(value)
         # Walk back from y to x, keeping track of how many trailing dims form one event at the
         # current stage: each transform's log|det J| is summed over the event dims it saw as batch.
+        # (the corrections are subtracted from 0 as they come and the base term added last, as
+        # torch does: its result is an AddBackward0 node)
         k = len(self.event_shape)  # event dims at the current stage
-        correction = 0.0
+        total = 0.0
         y = value
         for t in self.transforms[::-1]:
             x = t.inv(y)
             k = k - t.codomain.event_dim + t.domain.event_dim
-            correction = correction + sum_rightmost(t.log_abs_det_jacobian(x, y), k - t.domain.event_dim)
+            total = total - sum_rightmost(t.log_abs_det_jacobian(x, y), k - t.domain.event_dim)
             y = x
-        base_term = sum_rightmost(self.base_dist.log_prob(y), k - len(self.base_dist.event_shape))
-        return base_term - correction
+        return total + sum_rightmost(self.base_dist.log_prob(y), k - len(self.base_dist.event_shape))
 
     def _monotonize_cdf(self, value):
         """P(Y <= y) is the base cdf at f^-1(y) when f increases, one minus it when f decreases

@@ -97,6 +97,8 @@ def elu(input, alpha=1.0, inplace=False):
 
 
 def softplus(input, beta=1.0, threshold=20.0):
+    if _AUTOCAST_ON[0] and (r := _autocast("softplus", softplus, input, beta, threshold)) is not None:
+        return r
     _arg(beta, "softplus", "beta", 2), _arg(threshold, "softplus", "threshold", 3)
     return _nn.softplus(_tensor(input, "softplus"), beta, threshold)
 
@@ -370,6 +372,8 @@ def gumbel_softmax(logits, tau=1, hard=False, eps=1e-10, dim=-1):
 def bilinear(input1, input2, weight, bias=None):
     """torch.bilinear: y[..., o] = sum_ij x1[..., i] W[o, i, j] x2[..., j] (+ bias), the flattened
     product reshaped to the batch shape (its node is ViewBackward0, AddBackward0 with a bias)."""
+    if _AUTOCAST_ON[0] and (r := _autocast("bilinear", bilinear, input1, input2, weight, bias)) is not None:
+        return r
     for pos, (name, t) in enumerate((("input1", input1), ("input2", input2), ("weight", weight)), 1):
         _tensor(t, "bilinear", name, pos)
     d1, d2 = input1.dim(), input2.dim()

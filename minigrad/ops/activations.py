@@ -298,10 +298,13 @@ def relu6(input, inplace=False):
 
 
 def logsigmoid(input):
-    return _act(LogSigmoid, input, "log_sigmoid", "log_sigmoid_cpu")
+    from ..memory_formats import row_major  # torch's result is row-major whatever input's layout
+    return row_major(_act(LogSigmoid, input, "log_sigmoid", "log_sigmoid_cpu"))
 
 
 def softmin(input, dim=None, _stacklevel=3, dtype=None):
+    if _AUTOCAST_ON[0] and (r := _autocast("softmin", softmin, input, dim, _stacklevel, dtype)) is not None:
+        return r
     _tensor(input, "softmin")
     if dim is None:
         warnings.warn("Implicit dimension choice for softmin has been deprecated. Change the call to "

@@ -15,9 +15,24 @@ def broadcast_shape(a, b):
         elif x == 1:
             out[i] = y
         else:
-            raise RuntimeError(f"The size of tensor a ({x}) must match the size of tensor b ({y}) "
-                               f"at non-singleton dimension {i}")
+            e = RuntimeError(f"The size of tensor a ({x}) must match the size of tensor b ({y}) "
+                             f"at non-singleton dimension {i}")
+            e.shapes = (tuple(a), tuple(b))  # for an in-place op's message (inplace_broadcast_error)
+            raise e
     return tuple(out)
+
+
+def inplace_broadcast_error(e, shape, operands=None):
+    """The error e (two shapes that do not broadcast) as torch words it for an in-place op writing
+    a tensor of `shape`: torch broadcasts the written tensor with the operands in turn (those
+    given, else the two of e), so its message names the written tensor's side first."""
+    acc = tuple(shape)
+    try:
+        for s in (getattr(e, "shapes", ()) if operands is None else [tuple(o.shape) for o in operands]):
+            acc = broadcast_shape(acc, s)
+    except RuntimeError as better:
+        return better
+    return e
 
 
 def _summed_dims(gshape, shape):

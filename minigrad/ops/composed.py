@@ -18,6 +18,7 @@ from .index import Index, IndexAdd, Slice, index_bounds
 from .inplace import check_writable, inplace
 from .reduce import Std, Var, _count, _expand_back, _expand_back_array, bind_var_args, normalize_dims
 from .shape import permute
+from .._autocast import AUTOCAST_ON as _AUTOCAST_ON, dispatch as _autocast  # torch.autocast's op policies
 
 _INF = float("inf")
 _NO = object()
@@ -147,6 +148,8 @@ class Logsumexp(Builtin):
 
 
 def logsumexp(a, dim=_NO, keepdim=False):
+    if _AUTOCAST_ON[0] and (r := _autocast("logsumexp", logsumexp, a, dim, keepdim)) is not None:
+        return r
     if dim is _NO:
         raise TypeError('logsumexp() missing 1 required positional arguments: "dim"')
     if not a.is_floating_point():
@@ -284,6 +287,8 @@ class Trace(Builtin):
 
 
 def trace(a):
+    if _AUTOCAST_ON[0] and (r := _autocast("trace", trace, a)) is not None:
+        return r
     if a._data.ndim != 2:
         raise RuntimeError(f"trace: expected a matrix, but got tensor with dim {a._data.ndim}")
     if a._data.dtype.kind == "b":
@@ -696,6 +701,8 @@ def scatter(a, dim, index, src=None, *, value=None):
 
 
 def scatter_add(a, dim, index, src):
+    if _AUTOCAST_ON[0] and (r := _autocast("scatter_add", scatter_add, a, dim, index, src)) is not None:
+        return r
     _tensor_arg(src, "scatter_add", "src", 3)
     return _scatter("scatter_add", a, dim, index, src, None)
 

@@ -413,6 +413,14 @@ class AdaptiveAvgPool(Builtin):
 
     @staticmethod
     def backward(ctx, g):
+        sizes = list(g._data.shape)
+        if len(ctx.mats) == 1:  # torch pools one dim as two, the first of size 1
+            sizes.insert(len(sizes) - 1, 1)
+        for d in range(1, len(sizes)):
+            if not sizes[d]:
+                raise RuntimeError(f"adaptive_avg_pool{3 if len(ctx.mats) == 3 else 2}d_backward(): Expected "
+                                   "grad_output to have non-zero size for non-batch dimensions, but grad_output "
+                                   f"has sizes {sizes} with dimension {d} being empty")
         r = g
         for i, m in enumerate(ctx.mats):
             r = r.transpose(ctx.off + i, -1).matmul(_make(m, g._device)).transpose(ctx.off + i, -1)
@@ -783,6 +791,8 @@ def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
 
 
 def max_pool3d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=False):
+    if _AUTOCAST_ON[0] and (r := _autocast("max_pool3d", max_pool3d, input, kernel_size, stride, padding, dilation, ceil_mode, return_indices)) is not None:
+        return r
     return max_pool(3, input, kernel_size, stride, padding, dilation, ceil_mode, return_indices)
 
 
@@ -827,6 +837,8 @@ def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False, coun
 
 def avg_pool3d(input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True,
                divisor_override=None):
+    if _AUTOCAST_ON[0] and (r := _autocast("avg_pool3d", avg_pool3d, input, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)) is not None:
+        return r
     return avg_pool(3, input, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
 
 
@@ -894,6 +906,8 @@ def adaptive_avg_pool2d(input, output_size):
 
 
 def adaptive_avg_pool3d(input, output_size):
+    if _AUTOCAST_ON[0] and (r := _autocast("adaptive_avg_pool3d", adaptive_avg_pool3d, input, output_size)) is not None:
+        return r
     return adaptive_avg_pool(3, input, output_size)
 
 
@@ -1071,6 +1085,8 @@ def adaptive_max_pool2d(input, output_size, return_indices=False):
 
 
 def adaptive_max_pool3d(input, output_size, return_indices=False):
+    if _AUTOCAST_ON[0] and (r := _autocast("adaptive_max_pool3d", adaptive_max_pool3d, input, output_size, return_indices)) is not None:
+        return r
     return adaptive_max_pool(3, input, output_size, return_indices)
 
 
@@ -1234,6 +1250,10 @@ def _max_unpool(nd, input, indices, output_size, stride=None, padding=None):
 
 
 def max_unpool1d(input, indices, kernel_size, stride=None, padding=0, output_size=None):
+    # torch's max_unpool1d is its max_unpool2d (float32 on the CPU)
+    if _AUTOCAST_ON[0] and (r := _autocast("max_unpool2d", max_unpool1d, input, indices, kernel_size, stride, padding,
+                                           output_size)) is not None:
+        return r
     kernel_size = _nt(kernel_size, 1)
     stride = _nt(stride, 1) if stride is not None else kernel_size
     padding = _nt(padding, 1)
@@ -1243,6 +1263,8 @@ def max_unpool1d(input, indices, kernel_size, stride=None, padding=0, output_siz
 
 
 def max_unpool2d(input, indices, kernel_size, stride=None, padding=0, output_size=None):
+    if _AUTOCAST_ON[0] and (r := _autocast("max_unpool2d", max_unpool2d, input, indices, kernel_size, stride, padding, output_size)) is not None:
+        return r
     kernel_size = _nt(kernel_size, 2)
     stride = _nt(stride, 2) if stride is not None else kernel_size
     padding = _nt(padding, 2)
@@ -1251,9 +1273,28 @@ def max_unpool2d(input, indices, kernel_size, stride=None, padding=0, output_siz
 
 
 def max_unpool3d(input, indices, kernel_size, stride=None, padding=0, output_size=None):
+    if _AUTOCAST_ON[0] and (r := _autocast("max_unpool3d", max_unpool3d, input, indices, kernel_size, stride, padding, output_size)) is not None:
+        return r
     kernel_size = _nt(kernel_size, 3)
     stride = _nt(stride, 3) if stride is not None else kernel_size
     padding = _nt(padding, 3)
     _tensor(input, "max_unpool3d")
     out = _unpool_output_size(input, kernel_size, stride, padding, output_size)
     return _max_unpool(3, input, indices, out, stride, padding)
+
+
+# channels_last(_3d) inputs (or, for convolutions, weights) give results in that format, as torch's
+from ..memory_formats import keeps_format as _keeps_format, keep_format as _keep_format  # noqa: E402
+conv = _keeps_format(conv, (1, "input"), (2, "weight"))
+conv_transpose = _keeps_format(conv_transpose, (1, "input"), (2, "weight"))
+max_pool = _keeps_format(max_pool, (1, "input"))
+_avg_pool_any_layout = avg_pool
+
+
+def avg_pool(nd, input, *args, **kwargs):  # (torch's avg_pool3d gives a row-major result)
+    out = _avg_pool_any_layout(nd, input, *args, **kwargs)
+    return out if nd == 3 else _keep_format(out, input)
+
+
+adaptive_avg_pool = _keeps_format(adaptive_avg_pool, (1, "input"))
+adaptive_max_pool = _keeps_format(adaptive_max_pool, (1, "input"))

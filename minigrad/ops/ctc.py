@@ -20,6 +20,7 @@ from ..dtypes import int64
 from ..tensor import Tensor, _make
 from .elementwise import Builtin, where
 from .loss import check_reduction
+from .._autocast import AUTOCAST_ON as _AUTOCAST_ON, dispatch as _autocast  # torch.autocast's op policies
 
 _INF = float("inf")
 _FLOAT_MAX = {"float32": 3.4028234663852886e38, "float64": 1.7976931348623157e308}
@@ -298,6 +299,8 @@ def ctc_loss(*args, **kwargs):
 def functional_ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, reduction="mean",
                         zero_infinity=False):
     """F.ctc_loss: torch.ctc_loss with the reduction named."""
+    if _AUTOCAST_ON[0] and (r := _autocast("ctc_loss", functional_ctc_loss, log_probs, targets, input_lengths, target_lengths, blank, reduction, zero_infinity)) is not None:
+        return r
     return ctc_loss(log_probs, targets, input_lengths, target_lengths, blank, _ENUM[check_reduction(reduction)],
                     zero_infinity)
 

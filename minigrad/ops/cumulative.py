@@ -6,6 +6,7 @@ from ..autograd.function import apply_first
 from ..autograd.grad_mode import _grad_enabled
 from ..dtypes import dtype as _dtype, bool_, int64
 from ..tensor import Tensor, _make, _wrap_dim
+from .._autocast import AUTOCAST_ON as _AUTOCAST_ON, dispatch as _autocast  # torch.autocast's op policies
 from .elementwise import Builtin
 
 
@@ -118,6 +119,13 @@ class Cummin(Cummax):
     _prim = "cummin"
 
 
+def _out_of_place(a, name, dim, dtype=None):
+    """cumsum / cumprod out of place: autocast's entry check, then cumulative()."""
+    if _AUTOCAST_ON[0] and (r := _autocast(name, _out_of_place, a, name, dim, dtype=dtype)) is not None:
+        return r
+    return cumulative(name, a, dim, dtype)
+
+
 def cumulative(name, a, dim, dtype=None):
     """torch.cumsum / torch.cumprod of Tensor a along an int dim; dtype casts the input first.
     Integers and bools give int64 (an integer dtype= its own type, as torch's)."""
@@ -180,7 +188,7 @@ def entry(name, method, in_place=False):
         def call(self, *args, **kwargs):
             x, dim, dtype = _bind(op, True, self, args, kwargs)
             if not in_place:
-                return cumulative(name, x, dim, dtype)
+                return _out_of_place(x, name, dim, dtype)
             if dtype is not None and dtype is not x.dtype:
                 raise RuntimeError(f"Bad in-place call: input tensor dtype {_CNAMES[x.dtype.name]} and output "
                                    f"tensor dtype {_CNAMES[dtype.name]} should match")
@@ -192,7 +200,7 @@ def entry(name, method, in_place=False):
     else:
         def call(*args, **kwargs):
             x, dim, dtype = _bind(op, False, None, args, kwargs)
-            return cumulative(name, x, dim, dtype)
+            return _out_of_place(x, name, dim, dtype)
     call.__name__ = call.__qualname__ = op
     return call
 

@@ -10,6 +10,7 @@ order. Ellipsis dims broadcast as in torch.
 import string
 
 from ..tensor import Tensor
+from .._autocast import AUTOCAST_ON as _AUTOCAST_ON, dispatch as _autocast  # torch.autocast's op policies
 
 _LETTERS = string.ascii_uppercase + string.ascii_lowercase
 
@@ -206,6 +207,8 @@ def _prod(xs):
 
 
 def einsum(*args):
+    if _AUTOCAST_ON[0] and (r := _autocast("einsum", einsum, *args)) is not None:
+        return r
     if args and isinstance(args[0], str):
         equation, operands = args[0], list(args[1:])
         if len(operands) == 1 and isinstance(operands[0], (list, tuple)):

@@ -28,8 +28,10 @@ def _shape_error(a, b):
     raise RuntimeError(f"shapes {list(a._data.shape)} and {list(_shape(b))} could not be combined")
 
 
-def _operands(a, b, floating=False):
-    """Cast a Tensor a and a Tensor-or-scalar b to torch's result dtype; None if b is no operand."""
+def _operands(a, b, floating=False, wrap=True):
+    """Cast a Tensor a and a Tensor-or-scalar b to torch's result dtype; None if b is no operand.
+    A Python int b with an integer tensor a is cast to a's dtype as torch does, wrapping (uint8
+    takes -3 as 253), unless wrap is False."""
     if isinstance(b, Tensor):
         if a._device is not b._device:
             raise device_error(a, b)
@@ -53,12 +55,25 @@ def _operands(a, b, floating=False):
         a = a.to(get_default_dtype())
     elif kind == "b" and cls is int:
         a = a.to(int64)
+    elif cls is int and wrap and (kind == "i" or kind == "u"):
+        b = wrap_int(b, a._data.dtype)
     return a, b
+
+
+def wrap_int(v, dt):
+    """Python int v cast to integer NumPy dtype dt as C++ casts an int64 (modulo 2**bits)."""
+    span = 1 << (8 * dt.itemsize)
+    lo = 0 if dt.kind == "u" else -(span >> 1)
+    if lo <= v < lo + span or not -(1 << 63) <= v < (1 << 64):
+        return v
+    return (v - lo) % span + lo
 
 
 def _scalar_tensor(value, like):
     """A 0-d tensor on like's device holding a Python scalar (for scalar-first operations)."""
     dt = result_type(like, value)
+    if value.__class__ is int and dt.np.kind in "iu":
+        value = wrap_int(value, dt.np)
     return _make(like._device.backend.full((), value, dt.np), like._device)
 
 
@@ -87,9 +102,14 @@ def binary(cls, a, b, floating=False):
         return apply_binary(cls, a, b)
     if (cls is Sub or cls is RsubTensor) and (_is_bool(a) or _is_bool(b)):
         raise _bool_sub_error(a, b)
-    ops = _operands(a, b, floating) or _array_operands(a, b, floating)
+    if cls is Pow and b.__class__ is int and a._data.dtype.kind in "iu":
+        from ..dtypes import check_fits  # torch range-checks an integer exponent (others wrap)
+        check_fits(b, a.dtype)
+    ops = _operands(a, b, floating, cls is not Pow) or _array_operands(a, b, floating)
     if ops is None:
         return NotImplemented
+    if cls is PowTensor and isinstance(b, Tensor) and b._data.dtype.kind == "b":
+        cls = _PowBoolExponent
     return apply_binary(cls, *ops)
 
 
@@ -149,7 +169,7 @@ _NEEDS_A = (True, False)
 _NEEDS_ONE = (True,)
 
 
-def binary_method(cls, floating=False, tensor_cls=None, name=None):
+def binary_method(cls, floating=False, tensor_cls=None, name=None, autocast=None):
     """Tensor's method for binary op cls (`a * b`, `a.mul(b)`): binary() and apply_binary()
     inlined for their fast cases (these methods are most of a small model's ops), the rest
     through binary(). tensor_cls, when given, is the op for a tensor operand (torch's pow
@@ -179,6 +199,14 @@ def binary_method(cls, floating=False, tensor_cls=None, name=None):
         if result is NotImplemented and name is not None:
             raise _named_operand_error(name, other)
         return result
+    if autocast is None:
+        return method
+    plain = method
+
+    def method(self, other):  # an op on autocast's lists (pow): the entry check first
+        if _AUTOCAST_ON[0] and (r := _autocast(autocast, method, self, other)) is not None:
+            return r
+        return plain(self, other)
     return method
 
 
@@ -216,9 +244,20 @@ def _data(x):
 
 def _apply_binary(prim, a, b):
     try:
-        return _make(prim(a._data, _data(b)), a._device)
+        out = prim(a._data, _data(b))
     except ValueError:
         _shape_error(a, b)
+    if a._data.flags.c_contiguous and (not isinstance(b, Tensor) or b._data.flags.c_contiguous):
+        return _make(out, a._device)  # row-major operands: a row-major result, as torch's
+    return _make(laid_out(a._device.backend, out, a, b), a._device)
+
+
+def laid_out(be, out, *operands):
+    """out (an elementwise result over operands, Tensors or numbers) in the layout torch's gives
+    it: its operands' when they agree, else the order the first of them to decide sets."""
+    from ..memory_formats import result_strides, with_strides
+    ops = [(x._data.shape, x.stride()) if isinstance(x, Tensor) else ((), ()) for x in operands]
+    return with_strides(be, out, result_strides(out.shape, ops))
 
 
 def _shape(x):
@@ -467,6 +506,17 @@ class Pow(Builtin):
 class PowTensor(Pow):
     """a ** b for a tensor exponent b (torch's pow.Tensor_Tensor)."""
     _node_name = "PowBackward1"
+
+
+class _PowBoolExponent(PowTensor):
+    """a ** b for a bool tensor b: torch's gradient for a computes b - 1, its error for a bool."""
+    _node_name = "PowBackward1"
+
+    @staticmethod
+    def backward(ctx, g):
+        if ctx.needs_input_grad[0]:
+            raise RuntimeError(BOOL_SUB)
+        return Pow.backward(ctx, g)
 
 
 class PowScalarBase(Pow):
@@ -889,7 +939,21 @@ def clamp(a, min=None, max=None):
         return _clamp_tensors(a, min, max)
     if not a.is_floating_point() and any(isinstance(v, float) for v in (min, max)):
         a = a.to(get_default_dtype())
+    elif a._data.dtype.kind in "iu":
+        min, max = _int_bound(min, a), _int_bound(max, a)
     return Clamp.apply(a, min, max)
+
+
+def _int_bound(v, a):
+    """An int bound of integer tensor a's clamp as torch takes it: converted to a's dtype, with
+    its overflow check (a uint8 tensor takes -1 as 255)."""
+    if v.__class__ is not int:
+        return v
+    if not -2 ** 63 <= v < 2 ** 64:
+        raise OverflowError("int too big to convert")
+    from ..dtypes import check_fits
+    check_fits(v, a.dtype)
+    return wrap_int(v, a._data.dtype)
 
 
 class ClampTensors(Builtin):
@@ -955,6 +1019,8 @@ class Where(Builtin):
         except ValueError:
             broadcast_shape(broadcast_shape(cond._data.shape, a._data.shape), b._data.shape)
             raise
+        if not (cond._data.flags.c_contiguous and a._data.flags.c_contiguous and b._data.flags.c_contiguous):
+            out = laid_out(a._device.backend, out, cond, a, b)
         return _make(out, a._device)
 
     @staticmethod
@@ -1000,8 +1066,9 @@ class MaskedFillTensor(Where):
     _node_name = "MaskedFillBackward1"
 
 
-def masked_fill(a, mask, value):
-    """a with value where mask is True: a where(mask, value, a) that keeps a's dtype."""
+def masked_fill(a, mask, value, inplace=False):
+    """a with value where mask is True: a where(mask, value, a) that keeps a's dtype. (inplace:
+    for masked_fill_, which torch lets write a value that requires grad into an integer tensor.)"""
     if not isinstance(mask, Tensor):
         raise TypeError(f"masked_fill(): argument 'mask' (position 1) must be Tensor, not {type(mask).__name__}")
     if mask._data.dtype.kind != "b":
@@ -1013,6 +1080,12 @@ def masked_fill(a, mask, value):
         if value._data.ndim:
             raise RuntimeError(f"masked_fill_ only supports a 0-dimensional value tensor, but got tensor with "
                                f"{value._data.ndim} dimension(s).")
+        if a._data.dtype.kind in "iub" and value._data.dtype != a._data.dtype:
+            if a._data.dtype.kind != "b":  # torch takes the value as a number: its range check
+                from ..dtypes import check_fits
+                check_fits(value.item(), a.dtype)
+            if value._requires_grad and not inplace and _grad_enabled():
+                raise RuntimeError(f"Autograd not support dtype: {a.dtype._legacy[:-6]}")
         cls, value = MaskedFillTensor, value.to(a._device).to(a.dtype)
     else:
         if not isinstance(value, Number) and not hasattr(value, "dtype") or isinstance(value, complex):

@@ -11,6 +11,7 @@ scatter-adds the gradient to the argmax positions.
 from .._arg_errors import type_name
 from ..autograd.function import Function
 from ..tensor import Tensor
+from .._autocast import AUTOCAST_ON as _AUTOCAST_ON, dispatch as _autocast  # torch.autocast's op policies
 
 _WORD = {2: ("height", "width"), 3: ("time", "height", "width")}
 
@@ -199,6 +200,8 @@ def fractional_max_pool3d_with_indices(input, kernel_size, output_size=None, out
 
 def fractional_max_pool2d(input, kernel_size, output_size=None, output_ratio=None, return_indices=False,
                           _random_samples=None):
+    if _AUTOCAST_ON[0] and (r := _autocast("fractional_max_pool2d", fractional_max_pool2d, input, kernel_size, output_size, output_ratio, return_indices, _random_samples)) is not None:
+        return r
     out = fractional_max_pool2d_with_indices(input, kernel_size, output_size, output_ratio, return_indices,
                                              _random_samples)
     return out if return_indices else out[0]
@@ -206,6 +209,8 @@ def fractional_max_pool2d(input, kernel_size, output_size=None, output_ratio=Non
 
 def fractional_max_pool3d(input, kernel_size, output_size=None, output_ratio=None, return_indices=False,
                           _random_samples=None):
+    if _AUTOCAST_ON[0] and (r := _autocast("fractional_max_pool3d", fractional_max_pool3d, input, kernel_size, output_size, output_ratio, return_indices, _random_samples)) is not None:
+        return r
     out = fractional_max_pool3d_with_indices(input, kernel_size, output_size, output_ratio, return_indices,
                                              _random_samples)
     return out if return_indices else out[0]

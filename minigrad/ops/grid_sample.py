@@ -15,6 +15,7 @@ import warnings
 from .._arg_errors import type_name
 from ..autograd.function import Function
 from ..tensor import Tensor
+from .._autocast import AUTOCAST_ON as _AUTOCAST_ON, dispatch as _autocast  # torch.autocast's op policies
 
 _MODES = {"bilinear": 0, "nearest": 1, "bicubic": 2}
 _PADDINGS = {"zeros": 0, "border": 1, "reflection": 2}
@@ -273,6 +274,8 @@ def grid_sampler(input, grid, interpolation_mode, padding_mode, align_corners):
 
 
 def grid_sample(input, grid, mode="bilinear", padding_mode="zeros", align_corners=None):
+    if _AUTOCAST_ON[0] and (r := _autocast("grid_sample", grid_sample, input, grid, mode, padding_mode, align_corners)) is not None:
+        return r
     if mode not in _MODES:
         raise ValueError("nn.functional.grid_sample(): expected mode to be 'bilinear', 'nearest' or 'bicubic', "
                          f"but got: '{mode}'")

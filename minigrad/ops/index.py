@@ -1,4 +1,5 @@
 """Indexing: tensor[index] (views for basic indexing, copies for advanced) and tensor[index] = v."""
+import re as _re
 from numbers import Number
 
 from ..autograd.function import apply_first
@@ -9,9 +10,30 @@ from .elementwise import Builtin, device_error
 from .shape import view_of
 
 
-def _translate_index_error(e):
-    """NumPy's out-of-bounds message in torch's words."""
-    return IndexError(str(e).replace("axis", "dimension"))
+def _translate_index_error(e, index=None, ndim=0):
+    """NumPy's out-of-bounds message in torch's words. NumPy names the axis of the indexed array;
+    torch, for an integer, its place in `index` (None and ... counted), and for a tensor index,
+    its place among the tensor indices."""
+    text = str(e)
+    m = _re.search(r"for axis (\d+) ", text)
+    if m is None or index is None:
+        return IndexError(text.replace("axis", "dimension"))
+    axis, items = int(m.group(1)), index if isinstance(index, tuple) else (index,)
+    total = sum(_width(i) for i in items)
+    pos = tensors = 0
+    dim = axis
+    for place, item in enumerate(items):
+        if item is Ellipsis:
+            pos = max(pos, ndim - (total - pos))
+            continue
+        w = _width(item)
+        if pos + w > axis:
+            dim = place if isinstance(item, int) else tensors
+            break
+        if not (item is None or isinstance(item, (bool, int, slice))):
+            tensors += w
+        pos += w
+    return IndexError(text[:m.start()] + f"for dimension {dim} " + text[m.end():])
 
 
 def index_bounds(t):
@@ -157,8 +179,10 @@ def _check_index(shape, index, be):
             if item.dtype.kind == "b":
                 for k, m in enumerate(item.shape):
                     if pos + k < len(shape) and m != shape[pos + k]:
+                        _check_ints(shape, index)  # torch's first pass (integers) comes before masks
+                        sliced, at = _basic_pass(shape, index, item)
                         raise IndexError(f"The shape of the mask {list(item.shape)} at index {k} does not match "
-                                         f"the shape of the indexed tensor {list(shape)} at index {pos + k}")
+                                         f"the shape of the indexed tensor {sliced} at index {at + k}")
                 arrays += [item] * item.ndim  # its nonzeros' positions, one list per dim
             else:
                 arrays.append(item)
@@ -178,6 +202,46 @@ def _check_index(shape, index, be):
                              + ", ".join(str(sh) for sh in shapes)) from None
 
 
+def _check_ints(shape, index):
+    """torch's error for the first integer of index out of its dim's range (the dim named by the
+    integer's place in index)."""
+    total = sum(_width(item) for item in index)
+    pos = 0
+    for place, item in enumerate(index):
+        if item is Ellipsis:
+            pos = max(pos, len(shape) - (total - pos))
+            continue
+        if item.__class__ is int and pos < len(shape) and not -shape[pos] <= item < shape[pos]:
+            raise IndexError(f"index {item} is out of bounds for dimension {place} with size {shape[pos]}")
+        pos += _width(item)
+
+
+def _basic_pass(shape, index, mask):
+    """(the shape after torch's first pass over index, which applies the integers, slices, None and
+    ..., and the dim there where `mask` starts): torch's mask errors name that tensor."""
+    total = sum(_width(item) for item in index)
+    out, pos, at = [], 0, 0
+    for item in index:
+        if item is Ellipsis:
+            end = max(pos, len(shape) - (total - pos))
+            out += shape[pos:end]
+            pos = end
+        elif item is None or isinstance(item, bool):
+            out.append(1)  # (a bool unsqueezes too)
+        elif isinstance(item, int) or (not isinstance(item, slice) and item.ndim == 0 and item.dtype.kind != "b"):
+            pos += 1  # an integer (a 0-d integer tensor too) selects: its dim goes
+        elif isinstance(item, slice):
+            out.append(len(range(*item.indices(shape[pos]))))
+            pos += 1
+        else:
+            if item is mask:
+                at = len(out)
+            w = _width(item)
+            out += shape[pos:pos + w]
+            pos += w
+    return out + list(shape[pos:]), at
+
+
 class Index(Builtin):
     _node_name = "IndexBackward0"
 
@@ -187,7 +251,7 @@ class Index(Builtin):
         try:
             arr = a._device.backend.getitem(a._data, index, bounds)
         except IndexError as e:
-            raise _translate_index_error(e) from None
+            raise _translate_index_error(e, index, a._data.ndim) from None
         return view_of(a, arr, ("getitem", index)) if basic else _make(arr, a._device)
 
     @staticmethod
@@ -356,7 +420,7 @@ class IndexPut(Builtin):
         try:
             be.setitem(out, index, value._data, bounds)
         except IndexError as e:
-            raise _translate_index_error(e) from None
+            raise _translate_index_error(e, index, out.ndim) from None
         except ValueError:
             error = _ValueShapeError(be.getitem(out, index).shape, value._data.shape, index)
             if error.message("") is not None:
@@ -387,6 +451,29 @@ class SlicePut(IndexPut):
     _node_name = "CopySlices"
 
 
+class _WholeCopy(SlicePut):
+    """a[...] = value where the index spans every element of a: torch copies into a itself."""
+    _node_name = "CopyBackwards"
+
+
+class _WholeFill(SlicePut):
+    _node_name = "FillBackward3"  # (a 0-d value: torch's fill_ with a tensor)
+
+
+def _whole(idx, shape):
+    """Whether basic index idx (normalized) is Ellipsis and slices that each span their whole dim."""
+    dim = 0
+    for item in idx:
+        if item is Ellipsis:
+            dim = len(shape) - sum(1 for i in idx if i is not Ellipsis) + dim
+        elif item.__class__ is not slice or not (item.start in (None, 0) and item.step in (None, 1) and (
+                item.stop is None or item.stop >= shape[dim])):
+            return False
+        else:
+            dim += 1
+    return True
+
+
 def _zero_like(g):
     return _make(g._device.backend.zeros((), g._data.dtype), g._device)
 
@@ -412,6 +499,9 @@ def setitem(a, index, value):
             raise RuntimeError(f"Index put requires the source and destination dtypes match, got "
                                f"{a.dtype._legacy[:-6]} for the destination and {value.dtype._legacy[:-6]} "
                                "for the source.")
+        if not basic and a._data.dtype.kind in "iu":  # a masked fill takes the value as a number: torch's range check
+            from ..dtypes import check_fits
+            check_fits(value.item(), a.dtype)
         value = value.to(a.dtype)
     if value._device is not a._device:
         # torch copies a basic index's value into the view (copy_, which crosses devices);
@@ -429,6 +519,8 @@ def setitem(a, index, value):
         pre, idx, bounds = split
         a = apply_first(Slice, a, pre, True, None)
     put = SlicePut if basic else IndexPut
+    if basic and a._base is None and _whole(idx, a._data.shape):
+        put = _WholeFill if value._data.ndim == 0 else _WholeCopy  # torch writes into a itself
     try:
         return inplace(a, lambda t: put.apply(t, value, idx, bounds), value)
     except _ValueShapeError as e:

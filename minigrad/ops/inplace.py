@@ -30,9 +30,10 @@ def check_writable(t):
                            "the operation.")
 
 
-def inplace(t, compute, other=None, keeps_input=False):
+def inplace(t, compute, other=None, keeps_input=False, operands=None):
     """keeps_input: compute saves its input for backward (log_, abs_), so a recorded op gets a
-    copy of the old value, which the write would otherwise change under it."""
+    copy of the old value, which the write would otherwise change under it. operands: the op's
+    tensor operands in order, when more than `other`, for torch's broadcast error."""
     check_writable(t)
     # (a view made in no_grad mode, or from one, is a _NoGradView: its grad_fn, read, may raise)
     if _grad_enabled() and t._requires_grad and (t.__class__ is _NoGradView or t.grad_fn is None):
@@ -48,30 +49,45 @@ def inplace(t, compute, other=None, keeps_input=False):
                 from ..autograd.function import custom_view_error
                 raise custom_view_error(t)
             from .view_inplace import inplace_on_view
-            return inplace_on_view(t, _on_copy(compute) if keeps_input else compute, other)
+            return inplace_on_view(t, _on_copy(compute) if keeps_input else compute, other, operands)
         old = t._alias()
         old._base = old._view_replay = None
         if keeps_input or (isinstance(other, Tensor) and other._requires_grad):
             # the op may save the old value for other's gradient (mul_): keep a copy of it
             old._data, old._vc = t._device.backend.copy(t._data), None
         old.grad_fn, old._output_nr, old._requires_grad = t.grad_fn, t._output_nr, t._requires_grad
-        result = compute(old)
+        result = _computed(compute, old, t, operands)
     else:
-        result = compute(t)
+        result = _computed(compute, t, t, operands)
+    if result._data.shape != t._data.shape:  # (torch checks the shape before the dtype)
+        raise RuntimeError(f"output with shape {list(t._data.shape)} doesn't match the broadcast shape "
+                           f"{list(result._data.shape)}")
     if result._data.dtype != t._data.dtype:
         if result.dtype._category > t.dtype._category:
             raise RuntimeError(f"result type {result.dtype._legacy[:-6]} can't be cast to the desired output "
                                f"type {t.dtype._legacy[:-6]}")
-    if result._data.shape != t._data.shape:
-        raise RuntimeError(f"output with shape {list(t._data.shape)} doesn't match the broadcast shape "
-                           f"{list(result._data.shape)}")
     if result._data is not t._data:
         t._device.backend.copyto(t._data, result._data)
     t._bump_version()
     if tracked:
+        adopt = result._requires_grad and not t._requires_grad
         t.grad_fn, t._output_nr, t._requires_grad = result.grad_fn, result._output_nr, result._requires_grad
         t._vc[1] += 1  # views made before this op no longer describe the graph
+        if adopt and len(t._vc) > 2:  # its earlier views now require grad too (view_inplace.adopt_views)
+            from .view_inplace import adopt_views
+            adopt_views(t)
     return t
+
+
+def _computed(compute, x, t, operands=None):
+    """compute(x), with a broadcast error as torch words it for an op writing t (broadcast.py)."""
+    try:
+        return compute(x)
+    except RuntimeError as e:
+        if not hasattr(e, "shapes"):
+            raise
+        from .broadcast import inplace_broadcast_error
+        raise inplace_broadcast_error(e, t._data.shape, operands) from None
 
 
 def _on_copy(compute):

@@ -16,6 +16,7 @@ import struct
 
 from ..autograd.function import NO_CTX
 from ..tensor import Tensor, _make
+from .._autocast import AUTOCAST_ON as _AUTOCAST_ON, dispatch as _autocast  # torch.autocast's op policies
 from .elementwise import Builtin
 
 
@@ -308,11 +309,22 @@ def _adaptive_avg_pool3d(input, output_size):
     return _NODES["AdaptiveAvgPool3D"].apply(input, plan)
 
 
+def _autocast_name(mode, d, antialias):
+    """The aten op torch's interpolate reaches for this mode and spatial rank (autocast's name)."""
+    if mode == "area":
+        return f"adaptive_avg_pool{d}d"
+    base = {"nearest": "upsample_nearest", "nearest-exact": "upsample_nearest_exact"}.get(mode, "upsample_" + mode)
+    return f"{base}{d}d" + ("_aa" if antialias else "")
+
+
 def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corners=None,
                 recompute_scale_factor=None, antialias=False):
     """torch.nn.functional.interpolate, without antialias (NotImplementedError)."""
     if not isinstance(input, Tensor):
         raise AttributeError(f"'{type(input).__name__}' object has no attribute 'dim'")
+    if _AUTOCAST_ON[0] and (r := _autocast(_autocast_name(mode, input._data.ndim - 2, antialias), interpolate, input, size,
+                                           scale_factor, mode, align_corners, recompute_scale_factor, antialias)) is not None:
+        return r
     if mode in ("nearest", "area", "nearest-exact"):
         if align_corners is not None:
             raise ValueError("align_corners option can only be set with the interpolating modes: "
@@ -568,3 +580,8 @@ def glu(input, dim=-1):
     if not input.dtype.is_floating_point:
         raise NotImplementedError(f"\"glu_cpu\" not implemented for '{input.dtype._legacy[:-len('Tensor')]}'")
     return Glu.apply(input, d)
+
+
+# a channels_last(_3d) input gives a result in that format, as torch's
+from ..memory_formats import keeps_format as _keeps_format  # noqa: E402
+interpolate = _keeps_format(interpolate, (0, "input"))

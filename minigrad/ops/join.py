@@ -12,21 +12,27 @@ class Cat(Builtin):
 
     @staticmethod
     def forward(ctx, dim, *tensors):
+        # a legacy empty tensor of shape (0,) beside tensors of more dims adds nothing (None size)
+        ndim = max(t._data.ndim for t in tensors)
         ctx.dim = dim
-        ctx.sizes = [t._data.shape[dim] for t in tensors]
+        ctx.sizes = [t._data.shape[dim] if t._data.ndim == ndim else None for t in tensors]
         first = tensors[0]
-        return _make(first._device.backend.concatenate([t._data for t in tensors], dim), first._device)
+        arrays = [t._data for t in tensors if t._data.ndim == ndim]
+        return _make(first._device.backend.concatenate(arrays, dim), first._device)
 
     @staticmethod
     def backward(ctx, g):
         grads, start = [None], 0
         for n, size in zip(ctx.needs_input_grad[1:], ctx.sizes):
-            if n:
+            if size is None:
+                grads.append(g.new_zeros(0) if n else None)
+            elif n:
                 index = (slice(None),) * ctx.dim + (slice(start, start + size),)
                 grads.append(g[index])
+                start += size
             else:
                 grads.append(None)
-            start += size
+                start += size
         return tuple(grads)
 
 
@@ -60,6 +66,11 @@ def cat(tensors, dim=0):
             if k != d and x != y:
                 raise RuntimeError(f"Sizes of tensors must match except in dimension {d}. Expected size "
                                    f"{x} but got size {y} for tensor number {i} in the list.")
+    if len(keep) < len(tensors):  # the skipped empty tensors take part in the dtype and get a gradient
+        for t in tensors:
+            if t._device is not ref._device:
+                raise device_error(ref, t)
+        keep = tensors
     return Cat.apply(d, *_promoted(keep))
 
 

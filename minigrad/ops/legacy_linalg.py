@@ -5,6 +5,7 @@ values, gradients and deprecation warnings (once per process, as torch's TORCH_W
 from ..tensor import Tensor
 from .linalg_factor import LinalgCholeskyEx, _cholesky_checks, _check_cholesky, lu_factor_ex, lu_solve as _lu_solve
 from .math_more import _return_type
+from .._autocast import AUTOCAST_ON as _AUTOCAST_ON, dispatch as _autocast  # torch.autocast's op policies
 
 _lu_with_info = _return_type("_lu_with_info", ("LU", "pivots", "info"))
 _WARNED = set()
@@ -22,6 +23,8 @@ class _Cholesky(LinalgCholeskyEx):
 
 
 def cholesky(input, upper=False, *, out=None):
+    if _AUTOCAST_ON[0] and (r := _autocast("cholesky", cholesky, input, upper, out=out)) is not None:
+        return r
     _warn_once("cholesky", "torch.cholesky is deprecated in favor of torch.linalg.cholesky and will be removed in a "
                "future PyTorch release.\nL = torch.cholesky(A)\nshould be replaced with\nL = torch.linalg.cholesky(A)"
                "\nand\nU = torch.cholesky(A, upper=True)\nshould be replaced with\nU = torch.linalg.cholesky(A).mH\n"
@@ -35,6 +38,8 @@ def cholesky(input, upper=False, *, out=None):
 def lu(A, pivot=True, get_infos=False, out=None):
     """torch.lu: (LU, pivots), or (LU, pivots, infos) with get_infos (infos says where a singular
     matrix's zero pivot is; a singular matrix is no error either way)."""
+    if _AUTOCAST_ON[0] and (r := _autocast("lu", lu, A, pivot, get_infos, out)) is not None:
+        return r
     _warn_once("lu", "torch.lu is deprecated in favor of torch.linalg.lu_factor / torch.linalg.lu_factor_ex and "
                "will be removed in a future PyTorch release.\nLU, pivots = torch.lu(A, compute_pivots)\nshould be "
                "replaced with\nLU, pivots = torch.linalg.lu_factor(A, compute_pivots)\nand\nLU, pivots, info = "
@@ -48,6 +53,8 @@ def lu(A, pivot=True, get_infos=False, out=None):
 
 def lu_solve(b, LU_data, LU_pivots, *, out=None):
     """torch.lu_solve(B, LU, pivots): linalg.lu_solve(LU, pivots, B), arguments reversed."""
+    if _AUTOCAST_ON[0] and (r := _autocast("lu_solve", lu_solve, b, LU_data, LU_pivots, out=out)) is not None:
+        return r
     _warn_once("lu_solve", "torch.lu_solve is deprecated in favor of torch.linalg.lu_solveand will be removed in a "
                "future PyTorch release.\nNote that torch.linalg.lu_solve has its arguments reversed.\nX = "
                "torch.lu_solve(B, LU, pivots)\nshould be replaced with\nX = torch.linalg.lu_solve(LU, pivots, B)")

@@ -77,6 +77,12 @@ class Bmm(Matmul):
     _node_name = "BmmBackward0"
 
 
+class VecMat(Matmul):
+    """vector @ matrix: torch lifts the vector to a row, multiplies, and squeezes the row away in
+    place, so its result's node is that squeeze_'s."""
+    _node_name = "SqueezeBackward4"
+
+
 def _check(a, b, name):
     if not isinstance(b, Tensor):
         raise TypeError(f"{name}(): argument 'other' must be Tensor, not {type(b).__name__}")
@@ -153,7 +159,7 @@ def _matmul(a, b):
             raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({_sizes(ra)} and {_sizes(sb)})")
         if is_bool:
             bool_product(sa, sb, "addmm_impl_cpu_")
-        return apply_binary(Matmul, a, b)
+        return apply_binary(VecMat if len(sa) == 1 else Matmul, a, b)
     # batched: batch dims broadcast (torch's broadcast message), then inner sizes must agree
     broadcast_shape(sa[:-2], sb[:-2] if len(sb) > 1 else ())
     k_b = sb[0] if len(sb) == 1 else sb[-2]

@@ -18,6 +18,7 @@ from ..autograd.grad_mode import _grad_enabled, no_grad
 from ..tensor import Tensor, _make
 from .elementwise import Builtin
 from .math_more import _return_type
+from .._autocast import AUTOCAST_ON as _AUTOCAST_ON, dispatch as _autocast  # torch.autocast's op policies
 
 return_types_linalg_eigh = _return_type("linalg_eigh", ("eigenvalues", "eigenvectors"))
 return_types_linalg_svd = _return_type("linalg_svd", ("U", "S", "Vh"))
@@ -132,6 +133,8 @@ def _eigh_args(name, A, UPLO):
 def eigh(A, UPLO="L", *, out=None):
     """torch.linalg.eigh: (eigenvalues, eigenvectors) of the symmetric matrices in A, from
     its lower (UPLO='L') or upper triangle; eigenvalues ascending."""
+    if _AUTOCAST_ON[0] and (r := _autocast("eigh", eigh, A, UPLO, out=out)) is not None:
+        return r
     upper = _eigh_args("linalg_eigh", A, UPLO)
     _no_out(out, "linalg_eigh")
     return return_types_linalg_eigh(*apply_first(LinalgEigh, A, upper))
@@ -139,6 +142,8 @@ def eigh(A, UPLO="L", *, out=None):
 
 def eigvalsh(A, UPLO="L", *, out=None):
     """torch.linalg.eigvalsh: the eigenvalues (ascending) of the symmetric matrices in A."""
+    if _AUTOCAST_ON[0] and (r := _autocast("eigvalsh", eigvalsh, A, UPLO, out=out)) is not None:
+        return r
     upper = _eigh_args("linalg_eigvalsh", A, UPLO)
     _no_out(out, "linalg_eigvalsh")
     if _needs_grad(A):
@@ -218,6 +223,8 @@ def _svd_checks(A):
 def svd(A, full_matrices=True, *, driver=None, out=None):
     """torch.linalg.svd: (U, S, Vh) with A = U diag(S) Vh, S descending; U (..., m, m) and
     Vh (..., n, n) when full_matrices, else (..., m, k) and (..., k, n), k = min(m, n)."""
+    if _AUTOCAST_ON[0] and (r := _autocast("linalg_svd", svd, A, full_matrices, driver=driver, out=out)) is not None:
+        return r
     _check_args("linalg_svd", (A, full_matrices))
     _svd_checks(A)
     _no_out(out, "linalg_svd")
@@ -226,6 +233,8 @@ def svd(A, full_matrices=True, *, driver=None, out=None):
 
 def svdvals(A, *, driver=None, out=None):
     """torch.linalg.svdvals: the singular values of A, descending."""
+    if _AUTOCAST_ON[0] and (r := _autocast("svdvals", svdvals, A, driver=driver, out=out)) is not None:
+        return r
     _check_args("linalg_svdvals", (A,))
     _svd_checks(A)
     _no_out(out, "linalg_svdvals")
@@ -237,6 +246,8 @@ def svdvals(A, *, driver=None, out=None):
 def svd_legacy(input, some=True, compute_uv=True, *, out=None):
     """torch.svd: (U, S, V), V not transposed. some=False gives the full U and V; compute_uv=
     False gives zero-filled U (..., m, m) and V (..., n, n)."""
+    if _AUTOCAST_ON[0] and (r := _autocast("svd", svd_legacy, input, some, compute_uv, out=out)) is not None:
+        return r
     _check_args("svd", (input, some, compute_uv))
     if input.dim() < 2:
         raise RuntimeError(f"linalg.svd: input should have at least 2 dimensions, but has {input.dim()} dimensions "
@@ -336,6 +347,8 @@ def _solve_right_upper_t(B, R):
 def qr(A, mode="reduced", *, out=None):
     """torch.linalg.qr: (Q, R) with A = Q R, Q with orthonormal columns, R upper triangular;
     mode 'reduced' (Q (..., m, k)), 'complete' (Q (..., m, m)) or 'r' (R only, Q empty)."""
+    if _AUTOCAST_ON[0] and (r := _autocast("linalg_qr", qr, A, mode, out=out)) is not None:
+        return r
     _check_args("linalg_qr", (A, mode))
     _at_least_2d(A, "linalg.qr")
     _floating(A, "linalg.qr")
@@ -348,6 +361,8 @@ def qr(A, mode="reduced", *, out=None):
 
 def qr_legacy(input, some=True, *, out=None):
     """torch.qr: linalg.qr with mode 'reduced' (some=True) or 'complete'."""
+    if _AUTOCAST_ON[0] and (r := _autocast("qr", qr_legacy, input, some, out=out)) is not None:
+        return r
     _check_args("qr", (input, some))
     _no_out(out, "qr")
     return return_types_qr(*qr(input, "reduced" if some else "complete"))
@@ -450,6 +465,8 @@ def pinv(A, *args, atol=None, rtol=None, hermitian=False, rcond=None, out=None):
 
 def pinverse(input, rcond=1e-15):
     """torch.pinverse: linalg.pinv with rtol=rcond."""
+    if _AUTOCAST_ON[0] and (r := _autocast("pinverse", pinverse, input, rcond)) is not None:
+        return r
     return pinv(input, rcond)
 
 
@@ -457,6 +474,8 @@ def matrix_rank(A, *args, atol=None, rtol=None, hermitian=False, tol=None, out=N
     """torch.linalg.matrix_rank(A, *, atol=None, rtol=None, hermitian=False): the number of
     singular values (absolute eigenvalues when hermitian) above max(atol, rtol * the largest);
     also the older overload matrix_rank(A, tol, hermitian=False) (atol=tol, rtol=0)."""
+    if _AUTOCAST_ON[0] and (r := _autocast("matrix_rank", matrix_rank, A, *args, atol=atol, rtol=rtol, hermitian=hermitian, tol=tol, out=out)) is not None:
+        return r
     if not isinstance(A, Tensor):
         from .._arg_errors import type_name
         raise TypeError(f"linalg_matrix_rank(): argument 'input' (position 1) must be Tensor, not {type_name(A)}")
@@ -493,6 +512,8 @@ def cond(A, p=None, *, out=None):
     """torch.linalg.cond: sigma_max / sigma_min for p None or 2 (sigma_min / sigma_max for -2);
     for 'nuc' (square A) sum(sigma) * sum(1 / sigma); for 'fro', inf, -inf, 1, -1 (square A)
     norm(A, p) * norm(inv(A), p), inf where A is singular (through linalg.inv_ex)."""
+    if _AUTOCAST_ON[0] and (r := _autocast("cond", cond, A, p, out=out)) is not None:
+        return r
     if not isinstance(A, Tensor):
         from .._arg_errors import type_name
         raise TypeError(f"linalg_cond(): argument 'input' (position 1) must be Tensor, not {type_name(A)}")

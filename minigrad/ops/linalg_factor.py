@@ -17,6 +17,7 @@ from ..tensor import Tensor, _make
 from .broadcast import broadcast_shape, sum_to
 from .elementwise import device_error
 from .math_more import _return_type
+from .._autocast import AUTOCAST_ON as _AUTOCAST_ON, dispatch as _autocast  # torch.autocast's op policies
 
 
 class _LinAlgError(RuntimeError):
@@ -467,6 +468,8 @@ def solve_ex(A, B, *, left=True, check_errors=False):
 
 
 def solve(A, B, *, left=True):
+    if _AUTOCAST_ON[0] and (r := _autocast("linalg_solve", solve, A, B, left=left)) is not None:
+        return r
     vector = _solve_checks(A, B, left, "linalg.solve")
     X, info = LinalgSolveEx.apply(A, B, bool(left), vector)
     _check_solver(info, "torch.linalg.solve")
@@ -500,6 +503,8 @@ def _inv_checks(A, op, fn="linalg_inv"):
 
 
 def inv_ex(A, *, check_errors=False):
+    if _AUTOCAST_ON[0] and (r := _autocast("linalg_inv_ex", inv_ex, A, check_errors=check_errors)) is not None:
+        return r
     _inv_checks(A, "linalg.inv_ex", "linalg_inv_ex")
     inv, info = LinalgInvEx.apply(A)
     if check_errors:
@@ -508,6 +513,8 @@ def inv_ex(A, *, check_errors=False):
 
 
 def inv(A):
+    if _AUTOCAST_ON[0] and (r := _autocast("linalg_inv", inv, A)) is not None:
+        return r
     _inv_checks(A, "linalg.inv")
     out, info = LinalgInvEx.apply(A)
     _check_singular(info, "linalg.inv")
@@ -515,6 +522,8 @@ def inv(A):
 
 
 def inverse(input):
+    if _AUTOCAST_ON[0] and (r := _autocast("inverse", inverse, input)) is not None:
+        return r
     _tensor(input, "inverse", "input")
     _inv_checks(input, "linalg.inv", "inverse")
     out, info = LinalgInvEx.apply(input)
@@ -678,6 +687,8 @@ def _cholesky_checks(A, op, fn):
 
 
 def cholesky_ex(A, *, upper=False, check_errors=False):
+    if _AUTOCAST_ON[0] and (r := _autocast("linalg_cholesky_ex", cholesky_ex, A, upper=upper, check_errors=check_errors)) is not None:
+        return r
     _cholesky_checks(A, "linalg.cholesky", "linalg_cholesky_ex")
     L, info = LinalgCholeskyEx.apply(A, bool(upper))
     if check_errors:
@@ -686,6 +697,8 @@ def cholesky_ex(A, *, upper=False, check_errors=False):
 
 
 def cholesky(A, *, upper=False):
+    if _AUTOCAST_ON[0] and (r := _autocast("linalg_cholesky", cholesky, A, upper=upper)) is not None:
+        return r
     _cholesky_checks(A, "linalg.cholesky", "linalg_cholesky")
     L, info = LinalgCholeskyEx.apply(A, bool(upper))
     _check_cholesky(info, "linalg.cholesky")
@@ -783,6 +796,8 @@ class TriangularSolve(Function):
 def triangular_solve(b, A, upper=True, transpose=False, unitriangular=False):
     """torch.triangular_solve (deprecated in torch for linalg.solve_triangular): (solution,
     cloned_coefficient) of op(A) X = b, op(A) = A or A^T."""
+    if _AUTOCAST_ON[0] and (r := _autocast("triangular_solve", triangular_solve, b, A, upper, transpose, unitriangular)) is not None:
+        return r
     _tensor(b, "triangular_solve", "input", 1)
     _tensor(A, "triangular_solve", "A", 2)
     _same_device(b, A)
@@ -837,6 +852,8 @@ class CholeskySolve(Function):
 
 
 def cholesky_solve(input, input2, upper=False):
+    if _AUTOCAST_ON[0] and (r := _autocast("cholesky_solve", cholesky_solve, input, input2, upper)) is not None:
+        return r
     _tensor(input, "cholesky_solve", "input", 1)
     _tensor(input2, "cholesky_solve", "input2", 2)
     _same_device(input, input2)
@@ -879,6 +896,8 @@ class CholeskyInverse(Function):
 
 
 def cholesky_inverse(input, upper=False):
+    if _AUTOCAST_ON[0] and (r := _autocast("cholesky_inverse", cholesky_inverse, input, upper)) is not None:
+        return r
     _tensor(input, "cholesky_inverse", "input")
     _square(input, "cholesky_inverse")
     _not_implemented(input, "cholesky_inverse_out_cpu")

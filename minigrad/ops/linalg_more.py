@@ -27,6 +27,7 @@ from ..tensor import Tensor
 from .broadcast import broadcast_shape, sum_to
 from .elementwise import device_error
 from .math_more import _return_type
+from .._autocast import AUTOCAST_ON as _AUTOCAST_ON, dispatch as _autocast  # torch.autocast's op policies
 
 linalg_lstsq = _return_type("linalg_lstsq", ("solution", "residuals", "rank", "singular_values"))
 lu_unpack_type = _return_type("lu_unpack", ("P", "L", "U"))
@@ -352,6 +353,8 @@ def lstsq(A, B, rcond=None, *, driver=None):
     A X = B, with residuals (the squared residual norms, for m > n and full-rank inputs, drivers
     other than gelsy), rank (drivers other than gels) and singular values (gelsd, gelss) as the
     LAPACK driver (CPU default gelsy; gels on CUDA) fills them; the others are empty."""
+    if _AUTOCAST_ON[0] and (r := _autocast("lstsq", lstsq, A, B, rcond, driver=driver)) is not None:
+        return r
     _tensor(A, "linalg_lstsq", "input", 1)
     _tensor(B, "linalg_lstsq", "b", 2)
     _same_device(A, B)
@@ -407,6 +410,8 @@ def lstsq(A, B, rcond=None, *, driver=None):
 
 def vecdot(x, y, *, dim=-1):
     """torch.linalg.vecdot: sum(x * y, dim) (x conjugated: minigrad is real), broadcast."""
+    if _AUTOCAST_ON[0] and (r := _autocast("vecdot", vecdot, x, y, dim=dim)) is not None:
+        return r
     _tensor(x, "linalg_vecdot", "x", 1)
     _tensor(y, "linalg_vecdot", "y", 2)
     if x.dtype is not y.dtype:
@@ -453,6 +458,8 @@ def _prod(xs):
 def tensorinv(A, ind=2):
     """torch.linalg.tensorinv: the inverse of A read as a (prod(A.shape[:ind]), prod(A.shape[ind:]))
     matrix, shaped A.shape[ind:] + A.shape[:ind]."""
+    if _AUTOCAST_ON[0] and (r := _autocast("tensorinv", tensorinv, A, ind)) is not None:
+        return r
     from .linalg_factor import inv_ex, _check_singular, _floating
     _tensor(A, "linalg_tensorinv", "input", 1)
     if ind <= 0:
@@ -470,6 +477,8 @@ def tensorinv(A, ind=2):
 
 def tensorsolve(A, B, dims=None):
     """torch.linalg.tensorsolve: X with tensordot(A, X, X.ndim) = B (dims of A moved last first)."""
+    if _AUTOCAST_ON[0] and (r := _autocast("tensorsolve", tensorsolve, A, B, dims)) is not None:
+        return r
     from .linalg_factor import solve
     _tensor(A, "linalg_tensorsolve", "input", 1)
     _tensor(B, "linalg_tensorsolve", "other", 2)
@@ -601,6 +610,8 @@ class Geqrf(Function):
 def geqrf(input):
     """torch.geqrf: LAPACK's compact QR (a: R on and above the diagonal, the Householder vectors'
     tails below; tau: their scales), the input of householder_product / ormqr."""
+    if _AUTOCAST_ON[0] and (r := _autocast("geqrf", geqrf, input)) is not None:
+        return r
     _tensor(input, "geqrf")
     if input.dim() < 2:
         raise RuntimeError("torch.geqrf: input must have at least 2 dimensions.")
@@ -642,10 +653,14 @@ class LinalgHouseholderProduct(Function):
 def householder_product(A, tau):
     """torch.linalg.householder_product / torch.orgqr: the first n columns of H_1 ... H_k,
     H_i = I - tau_i v_i v_i^T with v_i the i-th column of A below a unit diagonal."""
+    if _AUTOCAST_ON[0] and (r := _autocast("householder_product", householder_product, A, tau)) is not None:
+        return r
     return _householder(A, tau, "linalg_householder_product")
 
 
 def orgqr(input, input2):
+    if _AUTOCAST_ON[0] and (r := _autocast("orgqr", orgqr, input, input2)) is not None:
+        return r
     return _householder(input, input2, "orgqr", "input2")
 
 
@@ -703,6 +718,8 @@ class Ormqr(Function):
 def ormqr(input, input2, input3, left=True, transpose=False):
     """torch.ormqr: Q C, Q^T C, C Q or C Q^T (left, transpose) for Q = H_1 ... H_k given as
     geqrf's (input, tau), without forming Q."""
+    if _AUTOCAST_ON[0] and (r := _autocast("ormqr", ormqr, input, input2, input3, left, transpose)) is not None:
+        return r
     op = "torch.ormqr"
     A, tau, C = input, input2, input3
     _tensor(A, "ormqr", "input", 1)

@@ -122,6 +122,8 @@ def _margin_red(size_average, reduce, reduction):
 
 
 def cosine_embedding_loss(input1, input2, target, margin=0, size_average=None, reduce=None, reduction="mean"):
+    if _AUTOCAST_ON[0] and (r := _autocast("cosine_embedding_loss", cosine_embedding_loss, input1, input2, target, margin, size_average, reduce, reduction)) is not None:
+        return r
     _tensor(input1, "cosine_embedding_loss", "input1"), _tensor(input2, "cosine_embedding_loss", "input2", 2)
     _tensor(target, "cosine_embedding_loss", "target", 3)
     reduction = _margin_red(size_average, reduce, reduction)
@@ -147,6 +149,8 @@ def cosine_embedding_loss(input1, input2, target, margin=0, size_average=None, r
 
 
 def margin_ranking_loss(input1, input2, target, margin=0, size_average=None, reduce=None, reduction="mean"):
+    if _AUTOCAST_ON[0] and (r := _autocast("margin_ranking_loss", margin_ranking_loss, input1, input2, target, margin, size_average, reduce, reduction)) is not None:
+        return r
     reduction = _margin_red(size_average, reduce, reduction)
     for t in (input1, input2, target):
         if not isinstance(t, Tensor):
@@ -159,6 +163,8 @@ def margin_ranking_loss(input1, input2, target, margin=0, size_average=None, red
 
 
 def hinge_embedding_loss(input, target, margin=1.0, size_average=None, reduce=None, reduction="mean"):
+    if _AUTOCAST_ON[0] and (r := _autocast("hinge_embedding_loss", hinge_embedding_loss, input, target, margin, size_average, reduce, reduction)) is not None:
+        return r
     _tensor(input, "hinge_embedding_loss"), _tensor(target, "hinge_embedding_loss", "target", 2)
     reduction = _margin_red(size_average, reduce, reduction)
     _same_device(input, target)
@@ -192,6 +198,8 @@ class SoftMarginLoss(Function):
 
 
 def soft_margin_loss(input, target, size_average=None, reduce=None, reduction="mean"):
+    if _AUTOCAST_ON[0] and (r := _autocast("soft_margin_loss", soft_margin_loss, input, target, size_average, reduce, reduction)) is not None:
+        return r
     _tensor(input, "soft_margin_loss"), _tensor(target, "soft_margin_loss", "target", 2)
     reduction = _margin_red(size_average, reduce, reduction)
     _same_device(input, target)
@@ -279,6 +287,8 @@ class MultiMarginLoss(Function):
 
 def multi_margin_loss(input, target, p=1, margin=1.0, weight=None, size_average=None, reduce=None,
                       reduction="mean"):
+    if _AUTOCAST_ON[0] and (r := _autocast("multi_margin_loss", multi_margin_loss, input, target, p, margin, weight, size_average, reduce, reduction)) is not None:
+        return r
     _tensor(input, "multi_margin_loss"), _tensor(target, "multi_margin_loss", "target", 2)
     reduction = _margin_red(size_average, reduce, reduction)
     if p != 1 and p != 2:
@@ -340,6 +350,8 @@ class MultilabelMarginLoss(Function):
 
 
 def multilabel_margin_loss(input, target, size_average=None, reduce=None, reduction="mean"):
+    if _AUTOCAST_ON[0] and (r := _autocast("multilabel_margin_loss", multilabel_margin_loss, input, target, size_average, reduce, reduction)) is not None:
+        return r
     _tensor(input, "multilabel_margin_loss"), _tensor(target, "multilabel_margin_loss", "target", 2)
     reduction = _margin_red(size_average, reduce, reduction)
     _same_device(input, target)
@@ -360,6 +372,8 @@ def multilabel_margin_loss(input, target, size_average=None, reduce=None, reduct
 
 def poisson_nll_loss(input, target, log_input=True, full=False, size_average=None, eps=1e-8, reduce=None,
                      reduction="mean"):
+    if _AUTOCAST_ON[0] and (r := _autocast("poisson_nll_loss", poisson_nll_loss, input, target, log_input, full, size_average, eps, reduce, reduction)) is not None:
+        return r
     if size_average is not None or reduce is not None:
         reduction = _legacy(size_average, reduce, reduction)
     if reduction != "none" and reduction != "mean" and reduction != "sum":
@@ -408,6 +422,8 @@ def gaussian_nll_loss(input, target, var, full=False, eps=1e-6, reduction="mean"
 
 def triplet_margin_loss(anchor, positive, negative, margin=1.0, p=2, eps=1e-6, swap=False, size_average=None,
                         reduce=None, reduction="mean"):
+    if _AUTOCAST_ON[0] and (r := _autocast("triplet_margin_loss", triplet_margin_loss, anchor, positive, negative, margin, p, eps, swap, size_average, reduce, reduction)) is not None:
+        return r
     reduction = _margin_red(size_average, reduce, reduction)
     if margin <= 0:
         raise ValueError(f"margin must be greater than 0, got {margin}")
@@ -428,6 +444,8 @@ def triplet_margin_loss(anchor, positive, negative, margin=1.0, p=2, eps=1e-6, s
 # ---- distances --------------------------------------------------------------------------------------
 
 def normalize(input, p=2.0, dim=1, eps=1e-12, out=None):
+    if _AUTOCAST_ON[0] and (r := _autocast("normalize", normalize, input, p, dim, eps, out)) is not None:
+        return r
     _tensor(input, "normalize")
     denom = input.norm(p, dim, keepdim=True).clamp_min(eps).expand_as(input)
     if out is None:
@@ -439,6 +457,8 @@ def normalize(input, p=2.0, dim=1, eps=1e-12, out=None):
 def cosine_similarity(x1, x2, dim=1, eps=1e-8):
     """torch's: each side divided by its norm (clamped to eps, the clamp passing no gradient), then
     the product summed over dim (SumBackward1)."""
+    if _AUTOCAST_ON[0] and (r := _autocast("cosine_similarity", cosine_similarity, x1, x2, dim, eps)) is not None:
+        return r
     _tensor(x1, "cosine_similarity", "x1"), _tensor(x2, "cosine_similarity", "x2", 2)
     _same_device(x1, x2)
     from .broadcast import broadcast_shape
@@ -597,6 +617,8 @@ class Dist(Function):
 
 
 def dist(input, other, p=2):
+    if _AUTOCAST_ON[0] and (r := _autocast("dist", dist, input, other, p)) is not None:
+        return r
     _tensor(input, "dist"), _tensor(other, "dist", "other", 2)
     _number(p, "dist", "p", 3, "Number")
     _same_device(input, other)

@@ -193,6 +193,8 @@ def _call_error(name, method, args):
 def binary(name, a, b, method, shown=None):
     """torch.<name>(a, b) for a Tensor a; method: the Tensor method's errors (other at position 1);
     shown: the name torch's errors give (an alias's own, arctan2)."""
+    if _AUTOCAST_ON[0] and (r := _autocast(name, binary, name, a, b, method, shown)) is not None:
+        return r  # atan2: promote
     cls = BINARY[name]
     if not isinstance(b, Tensor):
         if name in _SCALAR_OTHER and _is_number(b):
@@ -569,6 +571,8 @@ def linalg_cross(input, other, *, dim=-1):
 
 
 def cross(input, other, dim=None):
+    if _AUTOCAST_ON[0] and (r := _autocast("cross", cross, input, other, dim)) is not None:
+        return r
     if dim is None:
         _tensor(input, "cross")
         _tensor(other, "cross", "other", 2)
@@ -727,8 +731,11 @@ class Nansum(_Composed):
 
 def nansum(input, dim=None, keepdim=False, *, dtype=None):
     _tensor(input, "nansum")
-    if input._data.dtype.kind == "b" and dtype is None:
+    if input._data.dtype.kind in "biu" and dtype is None:  # integers sum as int64, as sum's
         dtype = int64
+    elif dtype is not None and input._requires_grad:
+        from .reduce import check_autograd_dtype
+        check_autograd_dtype(dtype)
     return Nansum.apply(input, dim, keepdim, dtype)
 
 
@@ -775,6 +782,17 @@ def _sorted_flat(a):
     return a.flatten().sort()[0]
 
 
+def _empty_median(a):
+    """torch's median of no elements: NaN, which its integer dtypes hold as the C conversion of
+    NaN leaves it (the lowest value of int32/int64; 0 in the narrower types)."""
+    dt = a._data.dtype
+    if dt.kind == "f" or dt.char == "H":
+        value = float("nan")
+    else:
+        value = -(1 << (8 * dt.itemsize - 1)) if dt.kind == "i" and dt.itemsize >= 4 else 0
+    return _make(a._device.backend.full((), value, dt), a._device)
+
+
 class Median(_EvenlyDistributed):
     _node_name = "MedianBackward0"
 
@@ -782,7 +800,7 @@ class Median(_EvenlyDistributed):
     def value(a):
         n = a.numel()
         if n == 0:
-            return _make(a._device.backend.full((), float("nan"), a._data.dtype), a._device)
+            return _empty_median(a)
         return _sorted_flat(a)[(n - 1) // 2].clone()   # NaN sorts last: one NaN makes the last the pick
 
 
@@ -793,7 +811,7 @@ class Nanmedian(_EvenlyDistributed):
     def value(a):
         n = a.numel()
         if n == 0:
-            return _make(a._device.backend.full((), float("nan"), a._data.dtype), a._device)
+            return _empty_median(a)
         valid = n - int(a.isnan().sum().item()) if a.is_floating_point() else n
         return _sorted_flat(a)[max(valid - 1, 0) // 2].clone()
 
@@ -867,14 +885,17 @@ def _kept(shape, dim):
 
 def _median(cls_all, cls_dim, rtype, name, input, dim, keepdim):
     _tensor(input, name)
-    if input.dtype is bool_:
-        kernel = "median_" + input.device.type if dim is None else "median_out"
-        raise NotImplementedError(f"\"{kernel}\" not implemented for 'Bool'")
     if dim is None:
+        if input.dtype is bool_:
+            if input.numel():
+                raise NotImplementedError(f"\"median_{input.device.type}\" not implemented for 'Bool'")
+            return _make(input._device.backend.full((), True, "bool"), input._device)  # (torch's NaN as a bool)
         return cls_all.apply(input)
     d = _wrap_dim(dim, input.ndim)
     if input.ndim and input.shape[d] == 0:
         raise IndexError(f"median(): Expected reduction dim {d} to have non-zero size.")  # nanmedian's too
+    if input.dtype is bool_:
+        raise NotImplementedError("\"median_out\" not implemented for 'Bool'")
     return rtype(*cls_dim.apply(input, d, keepdim))
 
 
@@ -994,10 +1015,14 @@ def _quantile(op, input, q, dim, keepdim, interpolation, ignore_nan):
 
 
 def quantile(input, q, dim=None, keepdim=False, *, interpolation="linear"):
+    if _AUTOCAST_ON[0] and (r := _autocast("quantile", quantile, input, q, dim, keepdim, interpolation=interpolation)) is not None:
+        return r
     return _quantile("quantile", input, q, dim, keepdim, interpolation, False)
 
 
 def nanquantile(input, q, dim=None, keepdim=False, *, interpolation="linear"):
+    if _AUTOCAST_ON[0] and (r := _autocast("nanquantile", nanquantile, input, q, dim, keepdim, interpolation=interpolation)) is not None:
+        return r
     return _quantile("nanquantile", input, q, dim, keepdim, interpolation, True)
 
 
@@ -1085,7 +1110,7 @@ def aminmax(input, *, dim=None, keepdim=False):
     else:
         d = _wrap_dim(dim, input.ndim)
         if input.ndim and input.shape[d] == 0:
-            raise IndexError(f"aminmax(): Expected reduction dim {d} to have non-zero size.")
+            raise IndexError(f"aminmax: Expected reduction dim {d} to have non-zero size.")  # (torch's spelling)
         dims = (d,) if input.ndim else ()
     return return_types_aminmax(*Aminmax.apply(input, dims, keepdim))
 

@@ -15,6 +15,7 @@ from ..autograd.function import Function
 from ..tensor import Tensor, _make
 from .ctc import ctc_loss as _torch_ctc_loss
 from .inplace import inplace
+from .._autocast import AUTOCAST_ON as _AUTOCAST_ON, dispatch as _autocast  # torch.autocast's op policies
 
 _ALPHA = 1.7580993408473766   # -SELU's negative saturation (scale * alpha), as ATen's alpha_dropout
 
@@ -192,6 +193,8 @@ def rms_norm(input, normalized_shape, weight=None, eps=None):
 def pdist(input, p=2):
     """The p-norm distances between each pair of rows i < j of a 2-d input, in row-major order
     of the pairs (the upper triangle of cdist(input, input))."""
+    if _AUTOCAST_ON[0] and (r := _autocast("pdist", pdist, input, p)) is not None:
+        return r
     _tensor(input, "pdist")
     if input.dim() != 2:
         raise RuntimeError(f"pdist only supports 2D tensors, got: {input.dim()}D")

@@ -425,3 +425,9 @@ def instance_norm(input, running_mean=None, running_var=None, weight=None, bias=
         if running_var is not None:
             running_var.copy_(rv.view(n, c).mean(0))
     return out.view(shape)
+
+
+# a channels_last(_3d) input gives a result in that format, as torch's
+from ..memory_formats import keeps_format as _keeps_format  # noqa: E402
+batch_norm = _keeps_format(batch_norm, (0, "input"))
+group_norm = _keeps_format(group_norm, (0, "input"))

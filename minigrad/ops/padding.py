@@ -13,6 +13,7 @@ from .._arg_errors import type_name
 from ..autograd.function import Function
 from ..dtypes import int64
 from ..tensor import Tensor, _make
+from .._autocast import AUTOCAST_ON as _AUTOCAST_ON, dispatch as _autocast  # torch.autocast's op policies
 
 _MODES = ("constant", "reflect", "replicate", "circular")
 
@@ -114,6 +115,9 @@ _UNSUPPORTED = ("Supported combinations for non-constant padding:\n"
                 "  - 4D or 5D input: padding size = 6 (pads last 3 dimensions)")
 
 
+_AUTOCAST_PADS = {"reflect": "reflection_pad", "replicate": "replication_pad"}
+
+
 def pad(input, pad, mode="constant", value=None):
     if not isinstance(input, Tensor):
         raise TypeError(f"pad(): argument 'input' (position 1) must be Tensor, not {type_name(input)}")
@@ -147,6 +151,9 @@ def pad(input, pad, mode="constant", value=None):
     if len(pads) not in (2, 4, 6) or nd not in (k + 1, k + 2):
         raise NotImplementedError(f"Padding size {len(pads)} is not supported for {nd}D input tensor.\n"
                                   + _UNSUPPORTED)
+    if _AUTOCAST_ON[0] and mode in _AUTOCAST_PADS and (  # torch's reflection_/replication_pad{k}d
+            r := _autocast(f"{_AUTOCAST_PADS[mode]}{k}d", globals()["pad"], input, pads, mode, value)) is not None:
+        return r
     if mode != "circular":
         if any(shape[d] == 0 for d in range(1, nd)):  # only a batch may be empty
             raise RuntimeError(f"Expected {k + 1}D or {k + 2}D (batch mode) tensor with possibly 0 batch size and "
@@ -157,7 +164,7 @@ def pad(input, pad, mode="constant", value=None):
         lo, hi = pads[2 * j], pads[2 * j + 1]
         n = shape[d]
         if mode == "reflect" and (lo >= n or hi >= n):
-            raise RuntimeError(f"Argument #{2 + 2 * k}: Padding size should be less than the corresponding input "
+            raise RuntimeError(f"Argument #{4 + 2 * j}: Padding size should be less than the corresponding input "
                                f"dimension, but got: padding ({lo}, {hi}) at dimension {d} of input {shape}")
         if mode == "circular":
             if lo > n or hi > n:
@@ -195,3 +202,8 @@ def _pad_constant(input, pads, value, shape):
     else:
         value = float(value)
     return ConstantPadNd.apply(input, pads, value)
+
+
+# a channels_last(_3d) input gives a result in that format, as torch's
+from ..memory_formats import keeps_format as _keeps_format  # noqa: E402
+pad = _keeps_format(pad, (0, "input"))

@@ -75,6 +75,7 @@ class Sum(Builtin):
     @staticmethod
     def forward(ctx, a, dims, keepdim, dtype):
         ctx.shape, ctx.dims, ctx.keepdim = a._data.shape, dims, keepdim
+        ctx.in_dtype = a.dtype if dtype is not None and dtype is not a.dtype and a.dtype.is_floating_point else None
         be = a._device.backend
         if dtype is None and a._data.dtype.kind in "biu" and a._data.dtype.char != "H":  # (H: bfloat16)
             dtype = int64  # torch sums integers and bools in int64
@@ -83,10 +84,14 @@ class Sum(Builtin):
 
     @staticmethod
     def backward(ctx, g):
+        if ctx.in_dtype is not None:  # a sum computed in dtype=: the gradient in the input's dtype
+            g = g.to(ctx.in_dtype)
         return _expand_back(g, ctx.shape, ctx.dims, ctx.keepdim), None, None, None
 
     @staticmethod
     def backward_raw(ctx, be, g):
+        if ctx.in_dtype is not None:
+            g = be.astype(g, ctx.in_dtype.np)
         return _expand_back_array(be, g, ctx.shape, ctx.dims, ctx.keepdim), None, None, None
 
 
@@ -98,7 +103,17 @@ def sum(a, dim=None, keepdim=False, *, dtype=None):
     if _AUTOCAST_ON[0] and (r := _autocast("sum", sum, a, dim, keepdim, dtype=dtype)) is not None:
         return r
     dims = normalize_dims(dim, a._data.ndim, "sum")
+    if dtype is not None and a._requires_grad:
+        check_autograd_dtype(dtype)
     return apply_first(Sum if dim is None else SumDim, a, dims, keepdim, dtype)
+
+
+def check_autograd_dtype(dtype):
+    """torch's error for a reduction of a tensor that requires grad into an integer dtype=."""
+    from ..autograd.grad_mode import _grad_enabled
+    d = _to_dtype(dtype)
+    if not d.is_floating_point and _grad_enabled():
+        raise RuntimeError(f"Autograd not support dtype: {d._legacy[:-6]}")
 
 
 class Prod(Builtin):
@@ -164,9 +179,12 @@ def prod(a, dim=None, keepdim=False, *, dtype=None):
     if dim is not None and (dim.__class__ is bool or not hasattr(dim, "__index__")):
         raise ArgTypeError(f"prod(): argument 'dim' must be int, not {type_name(dim)}")
     if dtype is not None:
+        if a._requires_grad:
+            check_autograd_dtype(dtype)
         a = a.to(dtype)
     dims = normalize_dims(None if dim is None else dim.__index__(), a._data.ndim, "prod")
-    return apply_first(Prod if dim is None else ProdDim, a, dims, keepdim)
+    out = apply_first(Prod if dim is None else ProdDim, a, dims, keepdim)
+    return out if dtype is None or out.dtype is a.dtype else out.to(a.dtype)  # (an int32 dtype= stays int32)
 
 
 class Mean(Builtin):
@@ -195,6 +213,10 @@ class MeanDim(Mean):
 
 def mean(a, dim=None, keepdim=False, *, dtype=None):
     if dtype is not None:
+        d = _to_dtype(dtype)
+        if not d.is_floating_point:
+            raise RuntimeError("mean(): could not infer output dtype. Optional dtype must be either a floating "
+                               f"point or complex dtype. Got: {d._legacy[:-6]}")
         a = a.to(dtype)
     if not a.is_floating_point():
         raise RuntimeError("mean(): could not infer output dtype. Input dtype must be either a floating "
@@ -253,12 +275,25 @@ class MinAll(Amin):
 
 def amax(a, dim=(), keepdim=False):
     dims = normalize_dims(dim, a._data.ndim, "amax")
+    if a._data.size == 0:
+        _empty_dim_as_given(a, dim, dims, "amax")
     return apply_first(Amax, a, dims, keepdim)
 
 
 def amin(a, dim=(), keepdim=False):
     dims = normalize_dims(dim, a._data.ndim, "amin")
+    if a._data.size == 0:
+        _empty_dim_as_given(a, dim, dims, "amin")
     return apply_first(Amin, a, dims, keepdim)
+
+
+def _empty_dim_as_given(a, dim, dims, op):
+    """amax/amin's error for an empty reduced dim of a tensor with no elements, which names the
+    dim as the caller wrote it (-1, not 1), unlike the other reductions."""
+    shape = a._data.shape
+    for g in (dim if isinstance(dim, (tuple, list)) else (dim,)):  # (no dim given: Amax's own error)
+        if (shape[_wrap_dim(g, len(shape))] if shape else 0) == 0:
+            raise IndexError(f"{op}(): Expected reduction dim {int(g)} to have non-zero size.")
 
 
 class MaxDim(Builtin):
@@ -521,26 +556,29 @@ def _softmax_input(a, dim, dtype, name):
     return a, _wrap_dim(dim, a._data.ndim, name)
 
 
+from ..memory_formats import row_major  # noqa: E402
+
+
 def softmax(a, dim=None, dtype=None):
-    if _AUTOCAST_ON[0] and (r := _autocast("softmax", softmax, a, dim, dtype)) is not None:
+    if _AUTOCAST_ON[0] and (r := _autocast("softmax", softmax, a, dim, dtype=dtype)) is not None:
         return r
     a, d = _softmax_input(a, dim, dtype, "softmax")
     if d is None:
         return a
     if a._data.ndim == 0:
         return a * 0 + 1
-    return apply_first(Softmax, a, d)
+    return row_major(apply_first(Softmax, a, d))  # row-major whatever a's layout, as torch's
 
 
 def log_softmax(a, dim=None, dtype=None):
-    if _AUTOCAST_ON[0] and (r := _autocast("log_softmax", log_softmax, a, dim, dtype)) is not None:
+    if _AUTOCAST_ON[0] and (r := _autocast("log_softmax", log_softmax, a, dim, dtype=dtype)) is not None:
         return r
     a, d = _softmax_input(a, dim, dtype, "log_softmax")
     if d is None:
         return a
     if a._data.ndim == 0:
         return a * 0
-    return apply_first(LogSoftmax, a, d)
+    return row_major(apply_first(LogSoftmax, a, d))  # row-major whatever a's layout, as torch's
 
 
 def any(a, dim=None, keepdim=False):
@@ -617,7 +655,7 @@ class Norm(Builtin):
 
 def norm(a, p="fro", dim=None, keepdim=False, dtype=None):
     """Tensor.norm / torch.norm for vector norms: p = 'fro' or any number, inf and -inf included."""
-    if _AUTOCAST_ON[0] and (r := _autocast("norm", norm, a, p, dim, keepdim, dtype)) is not None:
+    if _AUTOCAST_ON[0] and (r := _autocast("norm", norm, a, p, dim, keepdim, dtype=dtype)) is not None:
         return r
     # the arguments' types first, as torch's parser judges them before anything else
     if not (p is None or isinstance(p, (str, Number)) or (isinstance(p, Tensor) and not p._data.ndim)

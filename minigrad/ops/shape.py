@@ -1,4 +1,6 @@
 """Shape ops. Those that are views share memory and the version counter with their input."""
+from weakref import ref as _weakref
+
 from ..tensor import _NoGradView, _make, _index_dims, _wrap_dim, _wrap_dims
 from .broadcast import sum_to, sum_to_array
 from ..autograd.function import apply_first
@@ -23,7 +25,20 @@ def view_of(a, arr, replay):
     t._view_replay = (a, replay)
     if a.__class__ is _NoGradView:  # a view of a view made in no_grad mode is one of its kind
         t.__class__ = _NoGradView
+    elif not a._requires_grad:
+        remember_view(vc, t)
     return t
+
+
+def remember_view(vc, t):
+    """Keep view t, weakly, after the version counter of memory that does not require grad: an
+    in-place op that makes the memory require grad later must make its earlier views require grad
+    too (torch reads a view's requires_grad and grad_fn off its base; minigrad keeps both plain
+    attributes, so that op updates them, ops/view_inplace.py adopt_views). Dead entries are
+    dropped every 64 views."""
+    vc.append(_weakref(t))
+    if not len(vc) & 63:
+        vc[2:] = [r for r in vc[2:] if r() is not None]
 
 
 def infer_shape(shape, numel):
@@ -108,8 +123,31 @@ class SqueezeDims(Squeeze):
     _node_name = "SqueezeBackward2"  # squeeze((dim, ...))
 
 
+class _ReshapeAlias(Reshape):
+    _node_name = "ReshapeAliasBackward0"
+
+
+class _UnsafeView(Reshape):
+    """The reshape of a contiguous copy: a new tensor, no view (torch's _unsafe_view)."""
+    _node_name = "UnsafeViewBackward0"
+
+    @staticmethod
+    def forward(ctx, a, shape):
+        ctx.in_shape = a._data.shape
+        return _make(a._device.backend.reshape(a._data, shape), a._device)
+
+
 def reshape(a, shape):
-    return apply_first(Reshape, a, infer_shape(shape, a._data.size))
+    shape = infer_shape(shape, a._data.size)
+    if a._requires_grad and not a._device.backend.is_contiguous(a._data):
+        # torch's nodes: a view where the strides allow one (ReshapeAliasBackward0), else the
+        # reshape of a contiguous copy (UnsafeViewBackward0 after CloneBackward0)
+        try:
+            a._device.backend.view(a._data, shape)
+        except ValueError:
+            return apply_first(_UnsafeView, a.contiguous(), shape)
+        return apply_first(_ReshapeAlias, a, shape)
+    return apply_first(Reshape, a, shape)
 
 
 def view(a, shape):
@@ -123,7 +161,7 @@ def flatten(a, start_dim=0, end_dim=-1):
     shape = a._data.shape
     if not shape:  # a 0-d tensor's dims wrap as a 1-d one's (torch), each checked
         _wrap_dim(start_dim, 1), _wrap_dim(end_dim, 1)
-        return apply_first(Reshape, a, (1,))
+        return reshape(a, (1,))
     s, e = _wrap_dim(start_dim, len(shape)), _wrap_dim(end_dim, len(shape))
     if s > e:
         raise RuntimeError("flatten() has invalid args: start_dim cannot come after end_dim")
@@ -132,7 +170,7 @@ def flatten(a, start_dim=0, end_dim=-1):
     n = 1
     for d in shape[s:e + 1]:
         n *= d
-    return apply_first(Reshape, a, shape[:s] + (n,) + shape[e + 1:])
+    return reshape(a, shape[:s] + (n,) + shape[e + 1:])
 
 
 def unsqueeze(a, dim):
@@ -309,17 +347,18 @@ class Expand(Builtin):
 def expand(a, sizes):
     shape = a._data.shape
     if len(sizes) < len(shape):
-        raise RuntimeError(f"expand(minigrad.{a.dtype._legacy}{{{list(shape)}}}, size={list(sizes)}): the "
+        raise RuntimeError(f"expand({_type_string(a)}{{{list(shape)}}}, size={list(sizes)}): the "
                            f"number of sizes provided ({len(sizes)}) must be greater or equal to the "
                            f"number of dimensions in the tensor ({len(shape)})")
     lead = len(sizes) - len(shape)
-    out = []
-    for i, s in enumerate(sizes):
+    out = [0] * len(sizes)
+    for i in range(len(sizes) - 1, -1, -1):  # from the last dim, as torch checks
+        s = sizes[i]
         if i < lead:
             if s < 0:
                 raise RuntimeError(f"The expanded size of the tensor ({s}) isn't allowed in a leading, "
-                                   "non-existing dimension 0")
-            out.append(s)
+                                   f"non-existing dimension {i}")
+            out[i] = s
             continue
         cur = shape[i - lead]
         if s == -1:
@@ -328,8 +367,18 @@ def expand(a, sizes):
             raise RuntimeError(f"The expanded size of the tensor ({s}) must match the existing size ({cur}) "
                                f"at non-singleton dimension {i}.  Target sizes: {list(sizes)}.  "
                                f"Tensor sizes: {list(shape)}")
-        out.append(s)
+        out[i] = s
     return apply_first(Expand, a, tuple(out))
+
+
+def _type_string(a):
+    """How torch's messages name a tensor's type: its legacy class (minigrad.FloatTensor,
+    minigrad.cuda.LongTensor), or for bool and bfloat16, which have none, CPUBoolType."""
+    legacy = a.dtype._legacy
+    cuda = a._device.type == "cuda"
+    if legacy in ("BoolTensor", "BFloat16Tensor"):
+        return ("CUDA" if cuda else "CPU") + legacy[:-6] + "Type"
+    return ("minigrad.cuda." if cuda else "minigrad.") + legacy
 
 
 class Clone(Builtin):

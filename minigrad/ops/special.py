@@ -16,8 +16,9 @@ from numbers import Number
 
 from .._typename import typename
 from ..autograd.function import apply_unary
-from ..dtypes import get_default_dtype
+from ..dtypes import get_default_dtype, int64
 from ..tensor import Tensor, _make
+from .._autocast import AUTOCAST_ON as _AUTOCAST_ON, dispatch as _autocast  # torch.autocast's op policies
 from . import elementwise as ew
 from .broadcast import sum_to
 from .composed import _inplace_unary
@@ -104,7 +105,12 @@ UNARY["log_ndtr"] = LogNdtr
 
 def _unary(name):
     cls = UNARY[name]
-    return lambda t: apply_unary(cls, _float(t))
+
+    def fn(t):
+        if _AUTOCAST_ON[0] and (r := _autocast(name, fn, t)) is not None:  # erfinv: float32 on CUDA
+            return r
+        return apply_unary(cls, _float(t))
+    return fn
 
 
 def lgamma(t):
@@ -228,7 +234,19 @@ def _binary_cls(node, prim, grads):
 
 
 def _zeta_grads(a, b, g, na, nb):
-    _no_derivative("zeta")
+    """torch has no derivative in x; in q, d zeta(x, q) / dq = -x * zeta(x + 1, q)."""
+    if na:
+        _no_derivative("zeta")
+    return None, g * -a * binary("zeta", a + 1, b)
+
+
+def _zeta_int_x_grads(a, b, g, na, nb):
+    """zeta's gradient in q for an integer x: torch forms x + 1. from the integers, in the default
+    float dtype, which a 0-d q then does not widen."""
+    if na:
+        _no_derivative("zeta")
+    x = a.to(int64)
+    return None, g * -x * binary("zeta", x + 1.0, b)
 
 
 def _nextafter_grads(a, b, g, na, nb):
@@ -296,7 +314,18 @@ def binary(name, input, other, method=False, shown=None):
         if not a.is_floating_point():
             raise _not_implemented(name, a)
         return ew.binary(cls, a, b)
+    if name == "zeta" and input._data.dtype.kind in "iub":
+        cls = _ZETA_BOOL_X if input._data.dtype.kind == "b" else _ZETA_INT_X
     return ew.binary(cls, input, other, True)
+
+
+def _zeta_bool_x_grads(a, b, g, na, nb):
+    raise RuntimeError("Negation, the `-` operator, on a bool tensor is not supported. If you are trying to "
+                       "invert a mask, use the `~` or `logical_not()` operator instead.")  # torch's -x
+
+
+_ZETA_INT_X = _binary_cls("SpecialZetaBackward0", "zeta", _zeta_int_x_grads)
+_ZETA_BOOL_X = _binary_cls("SpecialZetaBackward0", "zeta", _zeta_bool_x_grads)
 
 
 def xlog1py(input, other):
@@ -368,8 +397,9 @@ def frexp(input):
 
 def ndtr(input):
     """(1 + erf(x / sqrt 2)) / 2, composed as torch's."""
+    from .tensor_more import _mul_scalar  # (torch's Scalar overload: MulBackward1)
     t = _float(_tensor(input, "special_ndtr"))
-    return (1 + (t * (1 / math.sqrt(2))).erf()) * 0.5
+    return _mul_scalar(1 + (t * (1 / math.sqrt(2))).erf(), 0.5)
 
 
 # ---- the integer bit math -------------------------------------------------------------------------

@@ -99,7 +99,8 @@ def sgn(input):
 
 
 def ravel(input):
-    return _tensor(input, "ravel").reshape(-1)
+    # torch's ravel: a view of the tensor made contiguous, a copy first when it is not (expanded too)
+    return _tensor(input, "ravel").contiguous().view(-1)
 
 
 def swapaxes(input, axis0, axis1):
@@ -622,7 +623,7 @@ def repeat_interleave(input, repeats=None, dim=None, *, output_size=None):
     if not isinstance(repeats, Tensor) and x.dim():
         shape = tuple(x.shape)
         grown = x.unsqueeze(d + 1).expand(shape[:d + 1] + (reps[0] if reps else repeats,) + shape[d + 1:])
-        return grown.reshape(shape[:d] + (total,) + shape[d + 1:])
+        return grown.contiguous().view(shape[:d] + (total,) + shape[d + 1:])  # (torch's nodes: a clone, a view)
     idx = _like(x, [i for i, r in enumerate(reps) for _ in range(r)], int64) if total else \
         arange(0, device=x.device)
     if x.dim() == 0:
@@ -696,6 +697,8 @@ class IndexAdd(_Composed):
         ctx.d, ctx.index, ctx.alpha, ctx.src_shape = d, index, alpha, tuple(source.shape)
         if a.dim() == 0:
             return a + source.sum() * alpha if index.numel() else a.clone()
+        if not a.numel():
+            return a.clone()
         src = source.reshape(_full_shape(a, d, index)) if source.dim() == 0 else source
         if alpha != 1:  # (a bool source stays bool: alpha, as a bool, keeps it or clears it)
             src = (src & bool(alpha)) if src.dtype is bool_ else src * alpha
@@ -703,6 +706,10 @@ class IndexAdd(_Composed):
 
     @staticmethod
     def backward(ctx, g):
+        if not ctx.needs_input_grad[3]:
+            return g, None, None, None, None
+        if g.dim() and not g.shape[ctx.d] and ctx.index.numel():  # an empty input's gradient
+            raise RuntimeError("index_select(): self indexing axis dim should be positive")
         gs = g.index_select(ctx.d, ctx.index) if g.dim() else g.expand(ctx.index.numel())
         if ctx.alpha != 1:
             gs = gs * ctx.alpha
@@ -791,7 +798,15 @@ def index_add(input, dim, index, source, *, alpha=1):
     _check_source(input, d, index, source, "index_add_", "add")
     if not input.dtype.is_floating_point and isinstance(alpha, float):
         raise RuntimeError("For integral input tensors, argument alpha must not be a floating point number.")
-    return IndexAdd.apply(input, d, _checked_index(input, d, index, "index_add_", RuntimeError), source, alpha)
+    if input.dim() > 1 and not input.numel():  # torch adds nothing and checks no index then
+        return IndexAdd.apply(input, d, index.to(int64), source, alpha)
+    try:
+        index = _checked_index(input, d, index, "index_add_", RuntimeError)
+    except RuntimeError:
+        if input.dim() > 1:
+            raise
+        raise IndexError("index out of range in self") from None  # torch's check for a vector or 0-d input
+    return IndexAdd.apply(input, d, index, source, alpha)
 
 
 def index_copy(input, dim, index, source):
@@ -865,6 +880,8 @@ class Addcdiv(_Addc):
 
 def _addc(op, cls, div):
     def fn(input, tensor1, tensor2, *, value=1):
+        if _AUTOCAST_ON[0] and (r := _autocast(op, fn, input, tensor1, tensor2, value=value)) is not None:
+            return r
         _tensor(input, op)
         _tensor(tensor1, op, "tensor1", 2)
         _tensor(tensor2, op, "tensor2", 3)
@@ -917,6 +934,8 @@ class Addr(_Composed):
 
 
 def addr(input, vec1, vec2, *, beta=1, alpha=1):
+    if _AUTOCAST_ON[0] and (r := _autocast("addr", addr, input, vec1, vec2, beta=beta, alpha=alpha)) is not None:
+        return r
     _tensor(input, "addr")
     _tensor(vec1, "addr", "vec1", 2)
     _tensor(vec2, "addr", "vec2", 3)
@@ -1260,6 +1279,8 @@ def _index_tuple(indices, op):
 def index_put(input, indices, values, accumulate=False):
     """input with input[indices] = values (or += values, repeated indices adding up when
     accumulate), out of place."""
+    if _AUTOCAST_ON[0] and (r := _autocast("index_put", index_put, input, indices, values, accumulate)) is not None:
+        return r
     _tensor(input, "index_put")
     idx = _index_tuple(indices, "index_put")
     _tensor(values, "index_put", "values", 3)
@@ -1445,11 +1466,13 @@ def _sources(*tensors):
     return None
 
 
-def _inplace_multi(fn, name, positions):
-    """An in-place form whose other tensor arguments sit at `positions` among the arguments."""
+def _inplace_multi(fn, name, positions, elementwise=False):
+    """An in-place form whose other tensor arguments sit at `positions` among the arguments
+    (elementwise: operands broadcast with the written tensor, which torch's errors name first)."""
     def method(self, *args, **kwargs):
         others = [args[p] for p in positions if p < len(args)] + [kwargs.get(k) for k in ("source", "value")]
-        return inplace(self, lambda t: fn(t, *args, **kwargs), _sources(*others))
+        return inplace(self, lambda t: fn(t, *args, **kwargs), _sources(*others),
+                       operands=[o for o in others if isinstance(o, Tensor)] if elementwise else None)
     method.__name__ = method.__qualname__ = name
     return method
 
@@ -1489,8 +1512,8 @@ METHODS.update({
     "index_add_": _inplace_multi(index_add, "index_add_", (2,)),
     "index_copy_": _inplace_multi(index_copy, "index_copy_", (2,)),
     "index_fill_": _inplace_multi(index_fill, "index_fill_", (2,)),
-    "addcmul_": _inplace_multi(addcmul, "addcmul_", (0, 1)),
-    "addcdiv_": _inplace_multi(addcdiv, "addcdiv_", (0, 1)),
+    "addcmul_": _inplace_multi(addcmul, "addcmul_", (0, 1), True),
+    "addcdiv_": _inplace_multi(addcdiv, "addcdiv_", (0, 1), True),
     "addr_": _inplace_multi(addr, "addr_", (0, 1)),
     "float_power_": float_power_,
     "logit_": _logit_,

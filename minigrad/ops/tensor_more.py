@@ -12,6 +12,7 @@ import warnings
 from ..autograd.function import Function
 from ..tensor import Tensor, _make, _wrap_dim
 from .math_more import _return_type
+from .._autocast import AUTOCAST_ON as _AUTOCAST_ON, dispatch as _autocast  # torch.autocast's op policies
 
 return_types_histogram = _return_type("histogram", ("hist", "bin_edges"))
 return_types_histogramdd = _return_type("histogramdd", ("hist", "bin_edges"))
@@ -366,6 +367,8 @@ def histogram(input, bins=100, *, range=None, weight=None, density=False):
 # ---- products, distances, norms ---------------------------------------------------------------
 
 def vdot(input, other):
+    if _AUTOCAST_ON[0] and (r := _autocast("vdot", vdot, input, other)) is not None:
+        return r
     _tensor(input, "vdot")
     _tensor(other, "vdot", "other", 2)
     if input._data.ndim != 1 or other._data.ndim != 1:
@@ -374,6 +377,8 @@ def vdot(input, other):
 
 
 def dist(input, other, p=2):
+    if _AUTOCAST_ON[0] and (r := _autocast("dist", dist, input, other, p)) is not None:
+        return r
     _tensor(input, "dist")
     _tensor(other, "dist", "other", 2)
     from .loss_more import dist as _dist
@@ -382,6 +387,8 @@ def dist(input, other, p=2):
 
 def renorm(input, p, dim, maxnorm):
     """Each slice along dim whose p-norm exceeds maxnorm scaled down to norm maxnorm."""
+    if _AUTOCAST_ON[0] and (r := _autocast("renorm", renorm, input, p, dim, maxnorm)) is not None:
+        return r
     _tensor(input, "renorm")
     if p <= 0:
         raise RuntimeError("renorm: non-positive-norm not supported")

@@ -179,10 +179,25 @@ def regenerate(view):
         view.grad_fn, view._output_nr, view._requires_grad = fresh.grad_fn, 0, True
 
 
+def adopt_views(base, written=None):
+    """base has just come to require grad through an in-place op (on itself or on its view
+    `written`): the views of it made before, while it did not (shape.remember_view), now require
+    grad with a grad_fn regenerated from its new graph, as torch gives them."""
+    vc = base._vc
+    for r in vc[2:]:
+        v = r()
+        if v is None or v is written or v._requires_grad or v._base is not base:
+            continue
+        try:
+            regenerate(v)
+        except RuntimeError:  # its base changed layout in place since: left as it was (check_layout)
+            pass
+
+
 VIEW_OF_LEAF = "a view of a leaf Variable that requires grad is being used in an in-place operation."
 
 
-def inplace_on_view(t, compute, other):
+def inplace_on_view(t, compute, other, operands=None):
     """Run compute (an out-of-place op) on view t and write the result back into the base's graph."""
     base = t._base
     if _of_no_grad_view(t) is not None:
@@ -198,7 +213,8 @@ def inplace_on_view(t, compute, other):
     if other is not None and getattr(other, "_requires_grad", False):
         region._data = t._device.backend.copy(region._data)  # the op may save the old value
         region._vc = None
-    result = compute(region)
+    from .inplace import _computed
+    result = _computed(compute, region, t, operands)
     if result._data.shape != t._data.shape:
         raise RuntimeError(f"output with shape {list(t._data.shape)} doesn't match the broadcast shape "
                            f"{list(result._data.shape)}")
@@ -208,10 +224,13 @@ def inplace_on_view(t, compute, other):
                                f"type {t.dtype._legacy[:-6]}")
         result = result.to(t.dtype)
     new_base = CopySlices.apply(base_old, result, t)
+    adopt = new_base._requires_grad and not base._requires_grad
     base.grad_fn, base._output_nr, base._requires_grad = new_base.grad_fn, 0, new_base._requires_grad
     t._bump_version()
     t._vc[1] += 1
     new_view = ViewGather.apply(new_base, t)
     t.grad_fn, t._output_nr, t._requires_grad = new_view.grad_fn, 0, new_view._requires_grad
     t._view_mark = t._vc[1]
+    if adopt and len(t._vc) > 2:
+        adopt_views(base, t)
     return t

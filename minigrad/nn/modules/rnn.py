@@ -25,6 +25,7 @@ from .. import functional as F, init
 from ..parameter import Parameter
 from ..utils.rnn import PackedSequence
 from .module import Module
+from ..._autocast import AUTOCAST_ON as _AUTOCAST_ON, STATE as _AUTOCAST_STATE, dispatch as _autocast
 
 
 # ---- the per-step recurrences -------------------------------------------------------------------
@@ -125,7 +126,7 @@ class RNNCellBase(Module):
             return x, (blank,) * n_states, batched
         return x, tuple(s if batched else s.unsqueeze(0) for s in given[:n_states]), batched
 
-    def _project_input(self, input, states):
+    def _project_input(self, input, states, w_ih, b_ih):
         """W_ih x + b_ih, after the size checks torch's cell ops make (input first, then each state)."""
         batch, width = input.size(0), input.size(1)
         if width != self.input_size:
@@ -136,14 +137,27 @@ class RNNCellBase(Module):
             if s.size(1) != self.hidden_size:
                 raise RuntimeError(f"hidden{i} has inconsistent hidden_size: got {s.size(1)}, "
                                    f"expected {self.hidden_size}")
-        return F.linear(input, self.weight_ih, self.bias_ih)
+        return F.linear(input, w_ih, b_ih)
 
     def _one_step(self, step, input, hx, n_states):
         x, states, batched = self._batched_states(input, hx, n_states)
         if step is None:  # RNNCell: the nonlinearity is checked only now, as torch does
             step = _cell_elman_step(self.nonlinearity)
-        new = step(self._project_input(x, states), states, self.weight_hh, self.bias_hh)
+        new = _cell(self, step, x, states, self.weight_ih, self.bias_ih, self.weight_hh, self.bias_hh)
         return new if batched else tuple(s.squeeze(0) for s in new)
+
+
+def _cell(cell, step, x, states, w_ih, b_ih, w_hh, b_hh):
+    """One step of a cell: torch's lstm_cell / gru_cell / rnn_tanh_cell / rnn_relu_cell, which CUDA
+    autocast runs in float16 (inputs, states and weights cast; on the CPU only the inner linears)."""
+    if _AUTOCAST_ON[0]:
+        op = _CELL_OPS.get(step) or f"rnn_{cell.nonlinearity}_cell"
+        if (r := _autocast(op, _cell, cell, step, x, states, w_ih, b_ih, w_hh, b_hh)) is not None:
+            return r
+    return step(cell._project_input(x, states, w_ih, b_ih), states, w_hh, b_hh)
+
+
+_CELL_OPS = {_lstm: "lstm_cell", _gru: "gru_cell"}
 
 
 def _cell_elman_step(nonlinearity):
@@ -371,7 +385,8 @@ class RNNBase(Module):
     # ---- torch's argument checks (public in torch, kept under the same names) ----
     def check_input(self, input, batch_sizes=None):
         weight = self._flat_weights[0]
-        if input.dtype != weight.dtype:
+        # as torch's: no dtype check while any autocast is on (the casts make the dtypes agree)
+        if input.dtype != weight.dtype and not (_AUTOCAST_ON[0] and any(_AUTOCAST_STATE.enabled.values())):
             raise ValueError(f"RNN input dtype ({input.dtype}) does not match weight dtype ({weight.dtype}). "
                              f"Convert input: input.to({weight.dtype}), or convert model: "
                              f"model.to({input.dtype})")
@@ -404,9 +419,11 @@ class RNNBase(Module):
         return hx if permutation is None else hx.index_select(1, permutation)
 
     # ---- the computation ----
-    def _direction_weights(self, index):
-        """(w_ih, w_hh, b_ih, b_hh, w_hr) of one (layer, direction), None where absent."""
-        by_kind = {name.partition("_l")[0]: getattr(self, name) for name in self._all_weights[index]}
+    def _direction_weights(self, index, given=None):
+        """(w_ih, w_hh, b_ih, b_hh, w_hr) of one (layer, direction), None where absent (from given,
+        a name -> tensor dict, when there is one)."""
+        by_kind = {name.partition("_l")[0]: (getattr(self, name) if given is None else given[name])
+                   for name in self._all_weights[index]}
         return tuple(by_kind.get(kind) for kind in ("weight_ih", "weight_hh", "bias_ih", "bias_hh", "weight_hr"))
 
     def _stack_layers(self, x, steps, states):
@@ -414,6 +431,18 @@ class RNNBase(Module):
         _PackedSteps). states: tuple of (layers * directions, B, *) initial states. Returns the
         last layer's output, directions concatenated on the last dim, and the final states
         stacked like the initial ones."""
+        if _AUTOCAST_ON[0]:
+            # autocast: torch's cuDNN RNN (CUDA) and oneDNN LSTM layer (CPU) run in the lower
+            # precision, inputs, states and weights cast; the CPU GRU and RNN only in their linears
+            op = "_cudnn_rnn" if x.device.type == "cuda" else ("mkldnn_rnn_layer" if self.mode == "LSTM" else None)
+            if op is not None and (r := _autocast(op, self._run_layers, x, steps, states,
+                                                  tuple(self._flat_weights))) is not None:
+                return r
+        return self._run_layers(x, steps, states, None)
+
+    def _run_layers(self, x, steps, states, weights):
+        """_stack_layers with the weights given (in _flat_weights' order), or None: the module's."""
+        given = None if weights is None else dict(zip(self._flat_weights_names, weights))
         step = _RECURRENCES[self.mode][1]
         initial = [s.unbind(0) for s in states]
         finals = [[] for _ in states]
@@ -423,7 +452,7 @@ class RNNBase(Module):
             outputs = []
             for direction in range(self._directions):
                 index = layer * self._directions + direction
-                w_ih, w_hh, b_ih, b_hh, w_hr = self._direction_weights(index)
+                w_ih, w_hh, b_ih, b_hh, w_hr = self._direction_weights(index, given)
                 inputs = steps.split(F.linear(x, w_ih, b_ih))  # every step's W_ih x in one matmul
 
                 def cell(x_t, state, w_hh=w_hh, b_hh=b_hh, w_hr=w_hr):
