@@ -15,6 +15,15 @@ import minigrad
 from minigrad.utils import data as mdata
 
 torch = pytest.importorskip("torch")
+
+
+@pytest.fixture(autouse=True)
+def _torch_distribution_validation_restored():
+    """torch.compile (its dynamo) switches torch.distributions' argument validation off for the
+    whole process; put it back so that later tests compare against torch's default."""
+    before = torch.distributions.Distribution._validate_args
+    yield
+    torch.distributions.Distribution.set_default_validate_args(before)
 import torch.utils.data as tdata  # noqa: E402
 
 
