@@ -34,7 +34,6 @@ __all__ += ["conv3d", "conv_transpose3d", "max_pool3d", "avg_pool3d", "adaptive_
             "lp_pool1d", "lp_pool2d", "lp_pool3d"]
 from ..ops.conv import max_unpool1d, max_unpool2d, max_unpool3d  # noqa: E402
 from .._autocast import AUTOCAST_ON as _AUTOCAST_ON, dispatch as _autocast  # torch.autocast's op policies
-from .._autocast import AUTOCAST_ON as _AUTOCAST_ON, dispatch as _autocast  # torch.autocast's op policies
 __all__ += ["max_unpool1d", "max_unpool2d", "max_unpool3d"]
 __all__ += ["silu", "mish", "hardtanh", "relu6", "logsigmoid", "softmin", "hardsigmoid", "hardswish", "prelu",
             "celu", "selu", "threshold", "tanhshrink", "softshrink", "hardshrink", "embedding", "one_hot",
@@ -195,7 +194,8 @@ def _weighted(elem, weight, input, reduction, mean_by_weight=True):
 
 
 def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None):
-    if _AUTOCAST_ON[0] and (r := _autocast("mse_loss", mse_loss, input, target, size_average, reduce, reduction, weight)) is not None:
+    if _AUTOCAST_ON[0] and (r := _autocast(
+            "mse_loss", mse_loss, input, target, size_average, reduce, reduction, weight)) is not None:
         return r
     if size_average is not None or reduce is not None:
         reduction = _legacy_reduction(size_average, reduce)
@@ -206,7 +206,8 @@ def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", we
 
 
 def l1_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None):
-    if _AUTOCAST_ON[0] and (r := _autocast("l1_loss", l1_loss, input, target, size_average, reduce, reduction, weight)) is not None:
+    if _AUTOCAST_ON[0] and (r := _autocast(
+            "l1_loss", l1_loss, input, target, size_average, reduce, reduction, weight)) is not None:
         return r
     if size_average is not None or reduce is not None:
         reduction = _legacy_reduction(size_average, reduce)
@@ -223,7 +224,8 @@ def l1_loss(input, target, size_average=None, reduce=None, reduction="mean", wei
 
 
 def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mean", beta=1.0):
-    if _AUTOCAST_ON[0] and (r := _autocast("smooth_l1_loss", smooth_l1_loss, input, target, size_average, reduce, reduction, beta)) is not None:
+    if _AUTOCAST_ON[0] and (r := _autocast(
+            "smooth_l1_loss", smooth_l1_loss, input, target, size_average, reduce, reduction, beta)) is not None:
         return r
     if size_average is not None or reduce is not None:
         reduction = _legacy_reduction(size_average, reduce)
@@ -231,7 +233,8 @@ def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mea
 
 
 def huber_loss(input, target, reduction="mean", delta=1.0, weight=None):
-    if _AUTOCAST_ON[0] and (r := _autocast("huber_loss", huber_loss, input, target, reduction, delta, weight)) is not None:
+    if _AUTOCAST_ON[0] and (r := _autocast(
+            "huber_loss", huber_loss, input, target, reduction, delta, weight)) is not None:
         return r
     if weight is None:
         return _loss.huber_loss(input, target, _loss.check_reduction(reduction), delta)
@@ -245,7 +248,9 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
                   reduction="mean", label_smoothing=0.0):
     """Class indices (input (N, C, ...) or (C,), target (N, ...) or ()) or class probabilities
     (target shaped like input); one fused node either way."""
-    if _AUTOCAST_ON[0] and (r := _autocast("cross_entropy", cross_entropy, input, target, weight, size_average, ignore_index, reduce, reduction, label_smoothing)) is not None:
+    if _AUTOCAST_ON[0] and (r := _autocast(
+            "cross_entropy", cross_entropy, input, target, weight, size_average, ignore_index, reduce, reduction,
+            label_smoothing)) is not None:
         return r
     if size_average is not None or reduce is not None:
         reduction = _legacy_reduction(size_average, reduce)
@@ -258,7 +263,8 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
 
 def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None,
              reduction="mean"):
-    if _AUTOCAST_ON[0] and (r := _autocast("nll_loss", nll_loss, input, target, weight, size_average, ignore_index, reduce, reduction)) is not None:
+    if _AUTOCAST_ON[0] and (r := _autocast(
+            "nll_loss", nll_loss, input, target, weight, size_average, ignore_index, reduce, reduction)) is not None:
         return r
     if size_average is not None or reduce is not None:
         reduction = _legacy_reduction(size_average, reduce)
@@ -268,7 +274,8 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, r
 
 
 def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=None, reduction="mean"):
-    if _AUTOCAST_ON[0] and (r := _autocast("binary_cross_entropy", binary_cross_entropy, input, target, weight, size_average, reduce, reduction)) is not None:
+    if _AUTOCAST_ON[0] and (r := _autocast(
+            "binary_cross_entropy", binary_cross_entropy, input, target, weight, size_average, reduce, reduction)) is not None:
         return r
     if size_average is not None or reduce is not None:
         reduction = _legacy_reduction(size_average, reduce)
@@ -279,7 +286,9 @@ def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=N
 
 def binary_cross_entropy_with_logits(input, target, weight=None, size_average=None, reduce=None,
                                      reduction="mean", pos_weight=None):
-    if _AUTOCAST_ON[0] and (r := _autocast("binary_cross_entropy_with_logits", binary_cross_entropy_with_logits, input, target, weight, size_average, reduce, reduction, pos_weight)) is not None:
+    if _AUTOCAST_ON[0] and (r := _autocast(
+            "binary_cross_entropy_with_logits", binary_cross_entropy_with_logits, input, target, weight, size_average,
+            reduce, reduction, pos_weight)) is not None:
         return r
     if size_average is not None or reduce is not None:
         reduction = _legacy_reduction(size_average, reduce)

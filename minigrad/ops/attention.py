@@ -145,7 +145,9 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.
     """softmax(q k^T * scale + bias) v over the last two dims (batch dims broadcast): a boolean
     attn_mask keeps the True positions, a float one is added; is_causal masks the upper triangle
     (top-left aligned); scale defaults to 1 / sqrt(E); dropout_p is always applied."""
-    if _AUTOCAST_ON[0] and (r := _autocast("scaled_dot_product_attention", scaled_dot_product_attention, query, key, value, attn_mask, dropout_p, is_causal, scale=scale, enable_gqa=enable_gqa)) is not None:
+    if _AUTOCAST_ON[0] and (r := _autocast(
+            "scaled_dot_product_attention", scaled_dot_product_attention, query, key, value, attn_mask, dropout_p,
+            is_causal, scale=scale, enable_gqa=enable_gqa)) is not None:
         return r
     _check_sdpa_arguments(query, key, value, attn_mask, dropout_p, is_causal, scale, enable_gqa)
     n_queries, n_keys, width = query.shape[-2], key.shape[-2], query.shape[-1]

@@ -531,19 +531,22 @@ def conv(nd, input, weight, bias, stride, padding, dilation, groups):
 
 
 def conv1d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
-    if _AUTOCAST_ON[0] and (r := _autocast("conv1d", conv1d, input, weight, bias, stride, padding, dilation, groups)) is not None:
+    if _AUTOCAST_ON[0] and (r := _autocast(
+            "conv1d", conv1d, input, weight, bias, stride, padding, dilation, groups)) is not None:
         return r
     return conv(1, input, weight, bias, stride, padding, dilation, groups)
 
 
 def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
-    if _AUTOCAST_ON[0] and (r := _autocast("conv2d", conv2d, input, weight, bias, stride, padding, dilation, groups)) is not None:
+    if _AUTOCAST_ON[0] and (r := _autocast(
+            "conv2d", conv2d, input, weight, bias, stride, padding, dilation, groups)) is not None:
         return r
     return conv(2, input, weight, bias, stride, padding, dilation, groups)
 
 
 def conv3d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
-    if _AUTOCAST_ON[0] and (r := _autocast("conv3d", conv3d, input, weight, bias, stride, padding, dilation, groups)) is not None:
+    if _AUTOCAST_ON[0] and (r := _autocast(
+            "conv3d", conv3d, input, weight, bias, stride, padding, dilation, groups)) is not None:
         return r
     return conv(3, input, weight, bias, stride, padding, dilation, groups)
 
@@ -791,7 +794,8 @@ def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
 
 
 def max_pool3d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=False):
-    if _AUTOCAST_ON[0] and (r := _autocast("max_pool3d", max_pool3d, input, kernel_size, stride, padding, dilation, ceil_mode, return_indices)) is not None:
+    if _AUTOCAST_ON[0] and (r := _autocast(
+            "max_pool3d", max_pool3d, input, kernel_size, stride, padding, dilation, ceil_mode, return_indices)) is not None:
         return r
     return max_pool(3, input, kernel_size, stride, padding, dilation, ceil_mode, return_indices)
 
@@ -837,7 +841,9 @@ def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False, coun
 
 def avg_pool3d(input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True,
                divisor_override=None):
-    if _AUTOCAST_ON[0] and (r := _autocast("avg_pool3d", avg_pool3d, input, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)) is not None:
+    if _AUTOCAST_ON[0] and (r := _autocast(
+            "avg_pool3d", avg_pool3d, input, kernel_size, stride, padding, ceil_mode, count_include_pad,
+            divisor_override)) is not None:
         return r
     return avg_pool(3, input, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
 
@@ -1004,19 +1010,25 @@ def conv_transpose(nd, input, weight, bias, stride, padding, output_padding, gro
 
 
 def conv_transpose1d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1):
-    if _AUTOCAST_ON[0] and (r := _autocast("conv_transpose1d", conv_transpose1d, input, weight, bias, stride, padding, output_padding, groups, dilation)) is not None:
+    if _AUTOCAST_ON[0] and (r := _autocast(
+            "conv_transpose1d", conv_transpose1d, input, weight, bias, stride, padding, output_padding, groups,
+            dilation)) is not None:
         return r
     return conv_transpose(1, input, weight, bias, stride, padding, output_padding, groups, dilation)
 
 
 def conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1):
-    if _AUTOCAST_ON[0] and (r := _autocast("conv_transpose2d", conv_transpose2d, input, weight, bias, stride, padding, output_padding, groups, dilation)) is not None:
+    if _AUTOCAST_ON[0] and (r := _autocast(
+            "conv_transpose2d", conv_transpose2d, input, weight, bias, stride, padding, output_padding, groups,
+            dilation)) is not None:
         return r
     return conv_transpose(2, input, weight, bias, stride, padding, output_padding, groups, dilation)
 
 
 def conv_transpose3d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1):
-    if _AUTOCAST_ON[0] and (r := _autocast("conv_transpose3d", conv_transpose3d, input, weight, bias, stride, padding, output_padding, groups, dilation)) is not None:
+    if _AUTOCAST_ON[0] and (r := _autocast(
+            "conv_transpose3d", conv_transpose3d, input, weight, bias, stride, padding, output_padding, groups,
+            dilation)) is not None:
         return r
     return conv_transpose(3, input, weight, bias, stride, padding, output_padding, groups, dilation)
 
@@ -1085,7 +1097,8 @@ def adaptive_max_pool2d(input, output_size, return_indices=False):
 
 
 def adaptive_max_pool3d(input, output_size, return_indices=False):
-    if _AUTOCAST_ON[0] and (r := _autocast("adaptive_max_pool3d", adaptive_max_pool3d, input, output_size, return_indices)) is not None:
+    if _AUTOCAST_ON[0] and (r := _autocast(
+            "adaptive_max_pool3d", adaptive_max_pool3d, input, output_size, return_indices)) is not None:
         return r
     return adaptive_max_pool(3, input, output_size, return_indices)
 
@@ -1263,7 +1276,8 @@ def max_unpool1d(input, indices, kernel_size, stride=None, padding=0, output_siz
 
 
 def max_unpool2d(input, indices, kernel_size, stride=None, padding=0, output_size=None):
-    if _AUTOCAST_ON[0] and (r := _autocast("max_unpool2d", max_unpool2d, input, indices, kernel_size, stride, padding, output_size)) is not None:
+    if _AUTOCAST_ON[0] and (r := _autocast(
+            "max_unpool2d", max_unpool2d, input, indices, kernel_size, stride, padding, output_size)) is not None:
         return r
     kernel_size = _nt(kernel_size, 2)
     stride = _nt(stride, 2) if stride is not None else kernel_size
@@ -1273,7 +1287,8 @@ def max_unpool2d(input, indices, kernel_size, stride=None, padding=0, output_siz
 
 
 def max_unpool3d(input, indices, kernel_size, stride=None, padding=0, output_size=None):
-    if _AUTOCAST_ON[0] and (r := _autocast("max_unpool3d", max_unpool3d, input, indices, kernel_size, stride, padding, output_size)) is not None:
+    if _AUTOCAST_ON[0] and (r := _autocast(
+            "max_unpool3d", max_unpool3d, input, indices, kernel_size, stride, padding, output_size)) is not None:
         return r
     kernel_size = _nt(kernel_size, 3)
     stride = _nt(stride, 3) if stride is not None else kernel_size

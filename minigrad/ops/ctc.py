@@ -299,7 +299,9 @@ def ctc_loss(*args, **kwargs):
 def functional_ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, reduction="mean",
                         zero_infinity=False):
     """F.ctc_loss: torch.ctc_loss with the reduction named."""
-    if _AUTOCAST_ON[0] and (r := _autocast("ctc_loss", functional_ctc_loss, log_probs, targets, input_lengths, target_lengths, blank, reduction, zero_infinity)) is not None:
+    if _AUTOCAST_ON[0] and (r := _autocast(
+            "ctc_loss", functional_ctc_loss, log_probs, targets, input_lengths, target_lengths, blank, reduction,
+            zero_infinity)) is not None:
         return r
     return ctc_loss(log_probs, targets, input_lengths, target_lengths, blank, _ENUM[check_reduction(reduction)],
                     zero_infinity)

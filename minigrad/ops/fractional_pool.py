@@ -200,7 +200,9 @@ def fractional_max_pool3d_with_indices(input, kernel_size, output_size=None, out
 
 def fractional_max_pool2d(input, kernel_size, output_size=None, output_ratio=None, return_indices=False,
                           _random_samples=None):
-    if _AUTOCAST_ON[0] and (r := _autocast("fractional_max_pool2d", fractional_max_pool2d, input, kernel_size, output_size, output_ratio, return_indices, _random_samples)) is not None:
+    if _AUTOCAST_ON[0] and (r := _autocast(
+            "fractional_max_pool2d", fractional_max_pool2d, input, kernel_size, output_size, output_ratio,
+            return_indices, _random_samples)) is not None:
         return r
     out = fractional_max_pool2d_with_indices(input, kernel_size, output_size, output_ratio, return_indices,
                                              _random_samples)
@@ -209,7 +211,9 @@ def fractional_max_pool2d(input, kernel_size, output_size=None, output_ratio=Non
 
 def fractional_max_pool3d(input, kernel_size, output_size=None, output_ratio=None, return_indices=False,
                           _random_samples=None):
-    if _AUTOCAST_ON[0] and (r := _autocast("fractional_max_pool3d", fractional_max_pool3d, input, kernel_size, output_size, output_ratio, return_indices, _random_samples)) is not None:
+    if _AUTOCAST_ON[0] and (r := _autocast(
+            "fractional_max_pool3d", fractional_max_pool3d, input, kernel_size, output_size, output_ratio,
+            return_indices, _random_samples)) is not None:
         return r
     out = fractional_max_pool3d_with_indices(input, kernel_size, output_size, output_ratio, return_indices,
                                              _random_samples)

@@ -274,7 +274,8 @@ def grid_sampler(input, grid, interpolation_mode, padding_mode, align_corners):
 
 
 def grid_sample(input, grid, mode="bilinear", padding_mode="zeros", align_corners=None):
-    if _AUTOCAST_ON[0] and (r := _autocast("grid_sample", grid_sample, input, grid, mode, padding_mode, align_corners)) is not None:
+    if _AUTOCAST_ON[0] and (r := _autocast(
+            "grid_sample", grid_sample, input, grid, mode, padding_mode, align_corners)) is not None:
         return r
     if mode not in _MODES:
         raise ValueError("nn.functional.grid_sample(): expected mode to be 'bilinear', 'nearest' or 'bicubic', "

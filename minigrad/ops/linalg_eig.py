@@ -474,7 +474,8 @@ def matrix_rank(A, *args, atol=None, rtol=None, hermitian=False, tol=None, out=N
     """torch.linalg.matrix_rank(A, *, atol=None, rtol=None, hermitian=False): the number of
     singular values (absolute eigenvalues when hermitian) above max(atol, rtol * the largest);
     also the older overload matrix_rank(A, tol, hermitian=False) (atol=tol, rtol=0)."""
-    if _AUTOCAST_ON[0] and (r := _autocast("matrix_rank", matrix_rank, A, *args, atol=atol, rtol=rtol, hermitian=hermitian, tol=tol, out=out)) is not None:
+    if _AUTOCAST_ON[0] and (r := _autocast(
+            "matrix_rank", matrix_rank, A, *args, atol=atol, rtol=rtol, hermitian=hermitian, tol=tol, out=out)) is not None:
         return r
     if not isinstance(A, Tensor):
         from .._arg_errors import type_name

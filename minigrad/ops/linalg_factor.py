@@ -687,7 +687,8 @@ def _cholesky_checks(A, op, fn):
 
 
 def cholesky_ex(A, *, upper=False, check_errors=False):
-    if _AUTOCAST_ON[0] and (r := _autocast("linalg_cholesky_ex", cholesky_ex, A, upper=upper, check_errors=check_errors)) is not None:
+    if _AUTOCAST_ON[0] and (r := _autocast(
+            "linalg_cholesky_ex", cholesky_ex, A, upper=upper, check_errors=check_errors)) is not None:
         return r
     _cholesky_checks(A, "linalg.cholesky", "linalg_cholesky_ex")
     L, info = LinalgCholeskyEx.apply(A, bool(upper))
@@ -796,7 +797,8 @@ class TriangularSolve(Function):
 def triangular_solve(b, A, upper=True, transpose=False, unitriangular=False):
     """torch.triangular_solve (deprecated in torch for linalg.solve_triangular): (solution,
     cloned_coefficient) of op(A) X = b, op(A) = A or A^T."""
-    if _AUTOCAST_ON[0] and (r := _autocast("triangular_solve", triangular_solve, b, A, upper, transpose, unitriangular)) is not None:
+    if _AUTOCAST_ON[0] and (r := _autocast(
+            "triangular_solve", triangular_solve, b, A, upper, transpose, unitriangular)) is not None:
         return r
     _tensor(b, "triangular_solve", "input", 1)
     _tensor(A, "triangular_solve", "A", 2)

@@ -228,7 +228,8 @@ def mse_loss(input, target, reduction="mean"):
 
 
 def smooth_l1_loss(input, target, reduction, beta):
-    if _AUTOCAST_ON[0] and (r := _autocast("smooth_l1_loss", smooth_l1_loss, input, target, reduction, beta)) is not None:
+    if _AUTOCAST_ON[0] and (r := _autocast(
+            "smooth_l1_loss", smooth_l1_loss, input, target, reduction, beta)) is not None:
         return r
     input, target = regression_operands(input, target, "smooth_l1_loss")
     if beta.__class__ is not float and beta.__class__ is not int:
@@ -729,7 +730,8 @@ def _broadcast_weight(weight, shape, tshape):
 
 
 def binary_cross_entropy(input, target, weight, reduction):
-    if _AUTOCAST_ON[0] and (r := _autocast("binary_cross_entropy", binary_cross_entropy, input, target, weight, reduction)) is not None:
+    if _AUTOCAST_ON[0] and (r := _autocast(
+            "binary_cross_entropy", binary_cross_entropy, input, target, weight, reduction)) is not None:
         return r
     reduction = check_reduction(reduction)
     _same_device(input, target, weight)
@@ -826,7 +828,9 @@ class BinaryCrossEntropyWithLogits(Builtin):
 
 
 def binary_cross_entropy_with_logits(input, target, weight, reduction, pos_weight):
-    if _AUTOCAST_ON[0] and (r := _autocast("binary_cross_entropy_with_logits", binary_cross_entropy_with_logits, input, target, weight, reduction, pos_weight)) is not None:
+    if _AUTOCAST_ON[0] and (r := _autocast(
+            "binary_cross_entropy_with_logits", binary_cross_entropy_with_logits, input, target, weight, reduction,
+            pos_weight)) is not None:
         return r
     reduction = check_reduction(reduction)
     _same_device(input, target, weight, pos_weight)

@@ -96,7 +96,8 @@ def _xlogy_self(t):
 
 
 def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_target=False):
-    if _AUTOCAST_ON[0] and (r := _autocast("kl_div", kl_div, input, target, size_average, reduce, reduction, log_target)) is not None:
+    if _AUTOCAST_ON[0] and (r := _autocast(
+            "kl_div", kl_div, input, target, size_average, reduce, reduction, log_target)) is not None:
         return r
     _tensor(input, "kl_div"), _tensor(target, "kl_div", "target", 2)
     _same_device(input, target)
@@ -122,7 +123,9 @@ def _margin_red(size_average, reduce, reduction):
 
 
 def cosine_embedding_loss(input1, input2, target, margin=0, size_average=None, reduce=None, reduction="mean"):
-    if _AUTOCAST_ON[0] and (r := _autocast("cosine_embedding_loss", cosine_embedding_loss, input1, input2, target, margin, size_average, reduce, reduction)) is not None:
+    if _AUTOCAST_ON[0] and (r := _autocast(
+            "cosine_embedding_loss", cosine_embedding_loss, input1, input2, target, margin, size_average, reduce,
+            reduction)) is not None:
         return r
     _tensor(input1, "cosine_embedding_loss", "input1"), _tensor(input2, "cosine_embedding_loss", "input2", 2)
     _tensor(target, "cosine_embedding_loss", "target", 3)
@@ -149,7 +152,9 @@ def cosine_embedding_loss(input1, input2, target, margin=0, size_average=None, r
 
 
 def margin_ranking_loss(input1, input2, target, margin=0, size_average=None, reduce=None, reduction="mean"):
-    if _AUTOCAST_ON[0] and (r := _autocast("margin_ranking_loss", margin_ranking_loss, input1, input2, target, margin, size_average, reduce, reduction)) is not None:
+    if _AUTOCAST_ON[0] and (r := _autocast(
+            "margin_ranking_loss", margin_ranking_loss, input1, input2, target, margin, size_average, reduce,
+            reduction)) is not None:
         return r
     reduction = _margin_red(size_average, reduce, reduction)
     for t in (input1, input2, target):
@@ -163,7 +168,8 @@ def margin_ranking_loss(input1, input2, target, margin=0, size_average=None, red
 
 
 def hinge_embedding_loss(input, target, margin=1.0, size_average=None, reduce=None, reduction="mean"):
-    if _AUTOCAST_ON[0] and (r := _autocast("hinge_embedding_loss", hinge_embedding_loss, input, target, margin, size_average, reduce, reduction)) is not None:
+    if _AUTOCAST_ON[0] and (r := _autocast(
+            "hinge_embedding_loss", hinge_embedding_loss, input, target, margin, size_average, reduce, reduction)) is not None:
         return r
     _tensor(input, "hinge_embedding_loss"), _tensor(target, "hinge_embedding_loss", "target", 2)
     reduction = _margin_red(size_average, reduce, reduction)
@@ -198,7 +204,8 @@ class SoftMarginLoss(Function):
 
 
 def soft_margin_loss(input, target, size_average=None, reduce=None, reduction="mean"):
-    if _AUTOCAST_ON[0] and (r := _autocast("soft_margin_loss", soft_margin_loss, input, target, size_average, reduce, reduction)) is not None:
+    if _AUTOCAST_ON[0] and (r := _autocast(
+            "soft_margin_loss", soft_margin_loss, input, target, size_average, reduce, reduction)) is not None:
         return r
     _tensor(input, "soft_margin_loss"), _tensor(target, "soft_margin_loss", "target", 2)
     reduction = _margin_red(size_average, reduce, reduction)
@@ -287,7 +294,8 @@ class MultiMarginLoss(Function):
 
 def multi_margin_loss(input, target, p=1, margin=1.0, weight=None, size_average=None, reduce=None,
                       reduction="mean"):
-    if _AUTOCAST_ON[0] and (r := _autocast("multi_margin_loss", multi_margin_loss, input, target, p, margin, weight, size_average, reduce, reduction)) is not None:
+    if _AUTOCAST_ON[0] and (r := _autocast(
+            "multi_margin_loss", multi_margin_loss, input, target, p, margin, weight, size_average, reduce, reduction)) is not None:
         return r
     _tensor(input, "multi_margin_loss"), _tensor(target, "multi_margin_loss", "target", 2)
     reduction = _margin_red(size_average, reduce, reduction)
@@ -350,7 +358,8 @@ class MultilabelMarginLoss(Function):
 
 
 def multilabel_margin_loss(input, target, size_average=None, reduce=None, reduction="mean"):
-    if _AUTOCAST_ON[0] and (r := _autocast("multilabel_margin_loss", multilabel_margin_loss, input, target, size_average, reduce, reduction)) is not None:
+    if _AUTOCAST_ON[0] and (r := _autocast(
+            "multilabel_margin_loss", multilabel_margin_loss, input, target, size_average, reduce, reduction)) is not None:
         return r
     _tensor(input, "multilabel_margin_loss"), _tensor(target, "multilabel_margin_loss", "target", 2)
     reduction = _margin_red(size_average, reduce, reduction)
@@ -372,7 +381,8 @@ def multilabel_margin_loss(input, target, size_average=None, reduce=None, reduct
 
 def poisson_nll_loss(input, target, log_input=True, full=False, size_average=None, eps=1e-8, reduce=None,
                      reduction="mean"):
-    if _AUTOCAST_ON[0] and (r := _autocast("poisson_nll_loss", poisson_nll_loss, input, target, log_input, full, size_average, eps, reduce, reduction)) is not None:
+    if _AUTOCAST_ON[0] and (r := _autocast(
+            "poisson_nll_loss", poisson_nll_loss, input, target, log_input, full, size_average, eps, reduce, reduction)) is not None:
         return r
     if size_average is not None or reduce is not None:
         reduction = _legacy(size_average, reduce, reduction)
@@ -422,7 +432,9 @@ def gaussian_nll_loss(input, target, var, full=False, eps=1e-6, reduction="mean"
 
 def triplet_margin_loss(anchor, positive, negative, margin=1.0, p=2, eps=1e-6, swap=False, size_average=None,
                         reduce=None, reduction="mean"):
-    if _AUTOCAST_ON[0] and (r := _autocast("triplet_margin_loss", triplet_margin_loss, anchor, positive, negative, margin, p, eps, swap, size_average, reduce, reduction)) is not None:
+    if _AUTOCAST_ON[0] and (r := _autocast(
+            "triplet_margin_loss", triplet_margin_loss, anchor, positive, negative, margin, p, eps, swap,
+            size_average, reduce, reduction)) is not None:
         return r
     reduction = _margin_red(size_average, reduce, reduction)
     if margin <= 0:

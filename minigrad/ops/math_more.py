@@ -696,13 +696,15 @@ def addmv(input, mat, vec, *, beta=1, alpha=1):
 
 
 def baddbmm(input, batch1, batch2, *, beta=1, alpha=1):
-    if _AUTOCAST_ON[0] and (r := _autocast("baddbmm", baddbmm, input, batch1, batch2, beta=beta, alpha=alpha)) is not None:
+    if _AUTOCAST_ON[0] and (r := _autocast(
+            "baddbmm", baddbmm, input, batch1, batch2, beta=beta, alpha=alpha)) is not None:
         return r
     return _add_product(Baddbmm, "baddbmm", input, batch1, batch2, beta, alpha)
 
 
 def addbmm(input, batch1, batch2, *, beta=1, alpha=1):
-    if _AUTOCAST_ON[0] and (r := _autocast("addbmm", addbmm, input, batch1, batch2, beta=beta, alpha=alpha)) is not None:
+    if _AUTOCAST_ON[0] and (r := _autocast(
+            "addbmm", addbmm, input, batch1, batch2, beta=beta, alpha=alpha)) is not None:
         return r
     return _add_product(Addbmm, "addbmm", input, batch1, batch2, beta, alpha)
 
@@ -1015,13 +1017,15 @@ def _quantile(op, input, q, dim, keepdim, interpolation, ignore_nan):
 
 
 def quantile(input, q, dim=None, keepdim=False, *, interpolation="linear"):
-    if _AUTOCAST_ON[0] and (r := _autocast("quantile", quantile, input, q, dim, keepdim, interpolation=interpolation)) is not None:
+    if _AUTOCAST_ON[0] and (r := _autocast(
+            "quantile", quantile, input, q, dim, keepdim, interpolation=interpolation)) is not None:
         return r
     return _quantile("quantile", input, q, dim, keepdim, interpolation, False)
 
 
 def nanquantile(input, q, dim=None, keepdim=False, *, interpolation="linear"):
-    if _AUTOCAST_ON[0] and (r := _autocast("nanquantile", nanquantile, input, q, dim, keepdim, interpolation=interpolation)) is not None:
+    if _AUTOCAST_ON[0] and (r := _autocast(
+            "nanquantile", nanquantile, input, q, dim, keepdim, interpolation=interpolation)) is not None:
         return r
     return _quantile("nanquantile", input, q, dim, keepdim, interpolation, True)
 

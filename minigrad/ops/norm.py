@@ -121,7 +121,8 @@ def _normalized_shape(normalized_shape):
 
 def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-05):
     """torch.nn.functional.layer_norm, with torch's checks in torch's order."""
-    if _AUTOCAST_ON[0] and (r := _autocast("layer_norm", layer_norm, input, normalized_shape, weight, bias, eps)) is not None:
+    if _AUTOCAST_ON[0] and (r := _autocast(
+            "layer_norm", layer_norm, input, normalized_shape, weight, bias, eps)) is not None:
         return r
     from ..nn.functional import _tensor
     _tensor(input, "layer_norm")
