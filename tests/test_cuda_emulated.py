@@ -887,7 +887,8 @@ def test_kept_index_bounds_follow_the_index(emu, monkeypatch):
     assert x[:, i].shape == (4, 3)          # 4 is in bounds along dimension 1
     v = i[1:]                               # a view written in place: the base's version moves
     v[1] = -6
-    with pytest.raises(IndexError, match="index -6 is out of bounds for dimension 1 with size 5"):
+    # torch numbers a tensor index by its place among the tensor indices: "dimension 0" here
+    with pytest.raises(IndexError, match="index -6 is out of bounds for dimension 0 with size 5"):
         x[:, i]
     y = minigrad.zeros(4, device="cuda")
     j = minigrad.tensor([1, 2], device="cuda")
