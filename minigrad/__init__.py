@@ -100,7 +100,7 @@ import sys as _sys  # noqa: E402
 _sys.modules[__name__ + ".cuda.amp"] = amp.cuda_amp
 del _sys
 from .memory_formats import (memory_format, contiguous_format, channels_last, channels_last_3d,  # noqa: E402,F401
-                             preserve_format)
+                             preserve_format, layout, strided)
 from .creation import empty_strided, empty_permuted  # noqa: E402,F401
 from . import jit  # noqa: E402,F401  (torch.jit, run eagerly: see minigrad/jit.py)
 from .ops.view_copy import FUNCTIONS as _VIEW_COPY  # alias_copy, permute_copy, split_copy, view_copy, ...

@@ -27,7 +27,8 @@ NOT_GIVEN = object()  # the default of an argument that has none in torch (softm
 # how torch's messages name each parameter type
 _TYPE_NAMES = {"Tensor": "Tensor", "int": "int", "bool": "bool", "int[]": "tuple of ints",
                "Tensor[]": "tuple of Tensors", "ScalarType": "minigrad.dtype", "Scalar": "Number",
-               "str": "str", "Device": "minigrad.device"}
+               "str": "str", "Device": "minigrad.device", "Layout": "minigrad.layout",
+               "Generator": "minigrad.Generator", "MemoryFormat": "minigrad.memory_format"}
 
 
 def _is_tensor(x):
@@ -128,6 +129,15 @@ class _Param:
         if kind == "Device":
             from .devices import device
             return isinstance(obj, (device, str)) or _is_long(obj)
+        if kind == "Layout":
+            from .memory_formats import layout
+            return isinstance(obj, layout)
+        if kind == "MemoryFormat":
+            from .memory_formats import memory_format
+            return isinstance(obj, memory_format)
+        if kind == "Generator":
+            from .creation import Generator
+            return isinstance(obj, Generator)
         raise AssertionError(kind)
 
     def __str__(self):  # as torch prints it in the list of overloads
@@ -424,7 +434,30 @@ _SPECS.update({
             "Tensor input, Tensor other, *, str? rounding_mode, Tensor out=None",
             "Tensor input, Scalar other, *, str? rounding_mode"),
 })
+# creation.py: the factories' keyword arguments
+_FACTORY_TAIL = ("Tensor out=None, ScalarType? dtype=None, Layout? layout=None, Device? device=None, "
+                 "bool? pin_memory=False, bool? requires_grad=False")
+_SPECS.update({
+    "zeros": (f"int[] size, *, {_FACTORY_TAIL}",),
+    "ones": (f"int[] size, *, {_FACTORY_TAIL}",),
+    "empty": (f"int[] size, *, MemoryFormat? memory_format=None, {_FACTORY_TAIL}",),
+    "rand": (f"int[] size, *, Generator? generator, {_FACTORY_TAIL}", f"int[] size, *, {_FACTORY_TAIL}"),
+    "randn": (f"int[] size, *, Generator? generator, {_FACTORY_TAIL}", f"int[] size, *, {_FACTORY_TAIL}"),
+    "full": (f"int[] size, Scalar fill_value, *, {_FACTORY_TAIL}",),
+    "randint": (f"int high, int[] size, *, Generator? generator, {_FACTORY_TAIL}",
+                f"int high, int[] size, *, {_FACTORY_TAIL}",
+                f"int low, int high, int[] size, *, Generator? generator, {_FACTORY_TAIL}",
+                f"int low, int high, int[] size, *, {_FACTORY_TAIL}"),
+    "eye": (f"int n, *, {_FACTORY_TAIL}", f"int n, int m, *, {_FACTORY_TAIL}"),
+    "arange": (f"Scalar end, *, {_FACTORY_TAIL}",
+               f"Scalar start, Scalar end, *, {_FACTORY_TAIL.replace('Tensor out=None, ', '')}",
+               f"Scalar start, Scalar end, Scalar step=1, *, {_FACTORY_TAIL}"),
+})
 _SPECS.update({  # ops/math_more.py
+    "median": ("Tensor input", "Tensor input, int dim, bool keepdim=False, *, Tensor[] out=None"),
+    "nanmedian": ("Tensor input", "Tensor input, int dim, bool keepdim=False, *, Tensor[] out=None"),
+    "mode": ("Tensor input, int dim=-1, bool keepdim=False, *, Tensor[] out=None",),
+    "aminmax": ("Tensor input, *, int? dim=None, bool keepdim=False, Tensor[] out=None",),
     "copysign": _SPECS["fmod"], "copysign_": ("Tensor input, Tensor other", "Tensor input, Scalar other"),
     "xlogy": ("Tensor input, Tensor other, *, Tensor out=None", "Scalar self, Tensor other, *, Tensor out=None",
               "Tensor input, Scalar other, *, Tensor out=None"),

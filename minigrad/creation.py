@@ -1,4 +1,5 @@
 """Creating tensors: tensor, from_numpy, zeros/ones/full/empty, arange, linspace, eye, random."""
+import operator
 import threading
 from numbers import Number
 
@@ -423,30 +424,113 @@ def _factory(args, dtype, device, default, name):
     return shape, d, _target(device)
 
 
-def zeros(*size, dtype=None, device=None, requires_grad=False):
-    shape, d, dev = _factory(size, dtype, device, _dt.get_default_dtype(), "zeros")
-    return _finish(dev.backend.zeros(shape, d.np), dev, requires_grad)
+_NO = object()  # an argument not given
+_LEADING = ("size", "fill_value", "low", "high", "start", "end", "step")  # (None is a value given for these)
 
 
-def ones(*size, dtype=None, device=None, requires_grad=False):
-    shape, d, dev = _factory(size, dtype, device, _dt.get_default_dtype(), "ones")
-    return _finish(dev.backend.ones(shape, d.np), dev, requires_grad)
+def _call_error(name, args, kwargs, error=None):
+    """torch's TypeError for the factory name called with (args, kwargs): kwargs holds the keyword
+    arguments given (those at their defaults count as not given)."""
+    from ._arg_errors import call_error
+    kwargs = {k: v for k, v in kwargs.items()
+              if v is not _NO and (k in _LEADING or v is not None and v is not False)}
+    return call_error(name, False, args, kwargs, error)
 
 
-def empty(*size, dtype=None, device=None, requires_grad=False, memory_format=None):
-    shape, d, dev = _factory(size, dtype, device, _dt.get_default_dtype(), "empty")
+def _sized(name, args, size, kw):
+    """The shape asked of a factory by position (zeros(2, 3), zeros((2, 3))) or as size=; kw: its
+    other keyword arguments, for torch's TypeError when the size is missing, given twice, or no
+    tuple of ints (a tensor of several elements is none; torch takes a one-element one)."""
+    if size is _NO:
+        if args and (len(args) > 1 or not isinstance(args[0], Tensor) or args[0]._data.size == 1):
+            try:
+                return _normalize_shape(args, name)
+            except TypeError as e:
+                raise _call_error(name, args, kw, e) from None
+    elif not args and (isinstance(size, (tuple, list)) or isinstance(size, Tensor) and size._data.size == 1):
+        return _normalize_shape((size,), name)
+    raise _call_error(name, args, dict(kw, size=size))
+
+
+def _options(name, out, layout, pin_memory, device, call=None):
+    """The keyword arguments torch's factories all take: layout (minigrad has only strided),
+    pin_memory (the CPU result in page-locked memory, which needs a GPU) and out (minigrad has
+    no out= arguments). Returns whether to pin the result. call: (args, kwargs) as the factory
+    was called, for torch's TypeError of an argument of the wrong type."""
+    def wrong(arg, value, kind):
+        if call is not None:
+            return _call_error(name, *call)
+        from ._arg_errors import type_name
+        return TypeError(f"{name}(): argument '{arg}' must be {kind}, not {type_name(value)}")
+    if layout is not None and layout is not _mf.strided:
+        raise wrong("layout", layout, "minigrad.layout")
+    if out is not None:
+        if not isinstance(out, Tensor):
+            raise wrong("out", out, "Tensor")
+        raise TypeError(f"{name}(): out= is not supported by minigrad")
+    if not pin_memory:
+        return False
+    if pin_memory is not True:
+        raise wrong("pin_memory", pin_memory, "bool")
+    from . import cuda
+    if not cuda.is_available():
+        raise RuntimeError("pin_memory=True requires a CUDA or other accelerator backend; no pinned memory "
+                           "allocator is available on this system.")
+    if _target(device).type != "cpu":
+        raise RuntimeError("Only dense CPU tensors can be pinned")
+    return True
+
+
+def _dtype_device(dtype, device):
+    return _dt.to_dtype(dtype) if dtype is not None else _dt.get_default_dtype(), _target(device)
+
+
+def _pinned(t, pin):
+    if pin:
+        t._pinned = True  # (its own memory: Tensor.is_pinned reads this)
+    return t
+
+
+def zeros(*args, size=_NO, out=None, dtype=None, layout=None, device=None, pin_memory=False, requires_grad=False):
+    try:
+        shape = _sized("zeros", args, size, dict(out=out, dtype=dtype, layout=layout, device=device,
+                                                 pin_memory=pin_memory, requires_grad=requires_grad))
+    except RuntimeError:  # a negative size, which only zeros words so
+        raise RuntimeError("zeros: Dimension size must be non-negative.") from None
+    pin = _options("zeros", out, layout, pin_memory, device, (args, dict(
+        size=size, out=out, dtype=dtype, layout=layout, device=device, pin_memory=pin_memory)))
+    d, dev = _dtype_device(dtype, device)
+    return _pinned(_finish(dev.backend.zeros(shape, d.np), dev, requires_grad), pin)
+
+
+def ones(*args, size=_NO, out=None, dtype=None, layout=None, device=None, pin_memory=False, requires_grad=False):
+    kw = dict(out=out, dtype=dtype, layout=layout, device=device, pin_memory=pin_memory, requires_grad=requires_grad)
+    shape = _sized("ones", args, size, kw)
+    pin = _options("ones", out, layout, pin_memory, device, (args, dict(kw, size=size)))
+    d, dev = _dtype_device(dtype, device)
+    return _pinned(_finish(dev.backend.ones(shape, d.np), dev, requires_grad), pin)
+
+
+def empty(*args, size=_NO, memory_format=None, out=None, dtype=None, layout=None, device=None, pin_memory=False,
+          requires_grad=False):
+    kw = dict(memory_format=memory_format, out=out, dtype=dtype, layout=layout, device=device,
+              pin_memory=pin_memory, requires_grad=requires_grad)
+    shape = _sized("empty", args, size, kw)
+    pin = _options("empty", out, layout, pin_memory, device, (args, dict(kw, size=size)))
+    d, dev = _dtype_device(dtype, device)
     if memory_format is None:
-        return _finish(dev.backend.empty(shape, d.np), dev, requires_grad)
+        return _pinned(_finish(dev.backend.empty(shape, d.np), dev, requires_grad), pin)
     _mf.check(memory_format, "empty")
     if memory_format is _mf.preserve_format:
         raise RuntimeError("unsupported memory format Preserve")
     _mf.check_rank(memory_format, len(shape))
     order = memory_format._order or tuple(range(len(shape)))
-    return _finish(_mf.allocate(dev.backend, shape, d.np, order), dev, requires_grad)
+    return _pinned(_finish(_mf.allocate(dev.backend, shape, d.np, order), dev, requires_grad), pin)
 
 
-def empty_strided(size, stride, *, dtype=None, device=None, requires_grad=False, pin_memory=False):
+def empty_strided(size, stride, *, dtype=None, layout=None, device=None, requires_grad=False, pin_memory=False):
     """An uninitialized tensor with exactly these strides (its memory spans the elements they reach)."""
+    pin = _options("empty_strided", None, layout, pin_memory, device)
     from ._arg_errors import _is_index, type_name
     for arg, pos, val in (("size", 1, size), ("stride", 2, stride)):
         if not isinstance(val, (tuple, list)) or not all(_is_index(v) for v in val):
@@ -466,10 +550,11 @@ def empty_strided(size, stride, *, dtype=None, device=None, requires_grad=False,
     span = 0 if 0 in shape else 1 + sum((n - 1) * s for n, s in zip(shape, strides))
     flat = be.empty((max(span, 1),), d.np)
     data = be.as_strided(flat, shape, strides, 0) if span else be.empty(shape, d.np)
-    return _finish(data, dev, requires_grad)
+    return _pinned(_finish(data, dev, requires_grad), pin)
 
 
-def empty_permuted(size, physical_layout, *, dtype=None, device=None, requires_grad=False, pin_memory=False):
+def empty_permuted(size, physical_layout, *, dtype=None, layout=None, device=None, requires_grad=False,
+                   pin_memory=False):
     """An uninitialized tensor of shape size whose memory runs over its dims in physical_layout
     (slowest first): empty_permuted((N, C, H, W), (0, 2, 3, 1)) is channels-last."""
     from ._arg_errors import _is_index, type_name
@@ -493,7 +578,8 @@ def empty_permuted(size, physical_layout, *, dtype=None, device=None, requires_g
     _normalize_shape((shape,), "empty_permuted")
     d = _dt.to_dtype(dtype) if dtype is not None else _dt.get_default_dtype()
     dev = _target(device)
-    return _finish(_mf.allocate(dev.backend, shape, d.np, order), dev, requires_grad)
+    pin = _options("empty_permuted", None, layout, pin_memory, device)
+    return _pinned(_finish(_mf.allocate(dev.backend, shape, d.np, order), dev, requires_grad), pin)
 
 
 def _fill_number(value, name):
@@ -506,18 +592,59 @@ def _fill_number(value, name):
     return value
 
 
-def full(size, fill_value, dtype=None, device=None, requires_grad=False):
+def _bind(name, args, names, given, kw, required):
+    """{parameter: value} for a factory whose leading parameters (names) may come by position or
+    keyword, as Python binds them; torch's TypeError where it would not, or required are missing."""
+    if len(args) > len(names) or any(given[n] is not _NO for n in names[:len(args)]):
+        raise _call_error(name, args, dict(given, **kw))
+    bound = dict(zip(names, args))
+    bound.update({n: v for n, v in given.items() if v is not _NO})
+    if any(n not in bound for n in required):
+        raise _call_error(name, args, dict(given, **kw))
+    return bound
+
+
+def full(*args, size=_NO, fill_value=_NO, out=None, dtype=None, layout=None, device=None, pin_memory=False,
+         requires_grad=False):
+    kw = dict(out=out, dtype=dtype, layout=layout, device=device, pin_memory=pin_memory, requires_grad=requires_grad)
+    if len(args) == 2 and size is _NO and fill_value is _NO:
+        size, fill_value = args
+    else:
+        bound = _bind("full", args, ("size", "fill_value"), {"size": size, "fill_value": fill_value}, kw,
+                      ("size", "fill_value"))
+        size, fill_value = bound["size"], bound["fill_value"]
+    if not isinstance(size, (tuple, list)) and not (isinstance(size, Tensor) and size._data.size == 1):
+        raise _call_error("full", args, dict(kw, **{k: v for k, v in (("size", size), ("fill_value", fill_value))
+                                                    if k not in ("size", "fill_value")[:len(args)]}))
+    by_kw = {k: v for k, v in (("size", size), ("fill_value", fill_value)) if k not in ("size", "fill_value")[:len(args)]}
+    pin = _options("full", out, layout, pin_memory, device, (args, dict(kw, **by_kw)))
     if fill_value.__class__ is not float and fill_value.__class__ is not int:
         fill_value = _fill_number(fill_value, "full")
     shape, d, dev = _factory((size,), dtype, device, _dt.scalar_dtype(fill_value), "full")
     if d.itemsize < 8 and d._category == 1:  # small integers: torch's range check, then a wrapping store
         _dt.check_fits(fill_value, d)
-    return _finish(dev.backend.full(shape, fill_value, d.np), dev, requires_grad)
+    return _pinned(_finish(dev.backend.full(shape, fill_value, d.np), dev, requires_grad), pin)
 
 
-def arange(start, end=None, step=1, dtype=None, device=None, requires_grad=False):
-    if end is None:
-        start, end = 0, start
+def arange(*args, start=_NO, end=_NO, step=_NO, out=None, dtype=None, layout=None, device=None, pin_memory=False,
+           requires_grad=False):
+    """arange(end), arange(start, end) or arange(start, end, step), by position or keyword."""
+    call = (args, dict(start=start, end=end, step=step, out=out, dtype=dtype, layout=layout, device=device,
+                       pin_memory=pin_memory))
+    if start is _NO and end is _NO and step is _NO and 0 < len(args) < 4:
+        start, end, step = (0,) + args + (1,) if len(args) == 1 else args + (1,) * (3 - len(args))
+    else:
+        kw = dict(out=out, dtype=dtype, layout=layout, device=device, pin_memory=pin_memory,
+                  requires_grad=requires_grad)
+        given = {"start": start, "end": end, "step": step}
+        names = ("end",) if len(args) <= 1 and start is _NO else ("start", "end", "step")
+        bound = _bind("arange", args, names, given, kw, ("end",) if names == ("end",) else ("start", "end"))
+        if names == ("end",) and step is not _NO:
+            raise _call_error("arange", args, dict(given, **kw))
+        start, end, step = bound.get("start", 0), bound["end"], bound.get("step", 1)
+    pin = _options("arange", out, layout, pin_memory, device, call)
+    if not all(isinstance(v, (Number, Tensor)) and not isinstance(v, complex) for v in (start, end, step)):
+        raise _call_error("arange", *call)
     vals = [v.item() if isinstance(v, Tensor) else v for v in (start, end, step)]
     if step == 0:
         raise RuntimeError("step must be nonzero")
@@ -529,10 +656,12 @@ def arange(start, end=None, step=1, dtype=None, device=None, requires_grad=False
         dtype = _dt.get_default_dtype() if any(isinstance(v, float) for v in vals) else _dt.int64
     d = _dt.to_dtype(dtype)
     dev = _target(device)
-    return _finish(dev.backend.arange(*vals, d.np), dev, requires_grad)
+    return _pinned(_finish(dev.backend.arange(*vals, d.np), dev, requires_grad), pin)
 
 
-def linspace(start, end, steps, dtype=None, device=None, requires_grad=False):
+def linspace(start, end, steps, *, out=None, dtype=None, layout=None, device=None, pin_memory=False,
+             requires_grad=False):
+    pin = _options("linspace", out, layout, pin_memory, device)
     for name, v, kind in (("start", start, Number), ("end", end, Number), ("steps", steps, int)):
         if (kind is int and (isinstance(v, Tensor) or not hasattr(v, "__index__"))
                 or kind is Number and (not isinstance(v, (Number, Tensor)) or isinstance(v, complex))):
@@ -545,17 +674,19 @@ def linspace(start, end, steps, dtype=None, device=None, requires_grad=False):
     if d is _dt.bool_:
         raise NotImplementedError("\"linspace_cpu\" not implemented for 'Bool'")
     dev = _target(device)
-    return _finish(dev.backend.linspace(start, end, steps, d.np), dev, requires_grad)
+    return _pinned(_finish(dev.backend.linspace(start, end, steps, d.np), dev, requires_grad), pin)
 
 
-def eye(n, m=None, dtype=None, device=None, requires_grad=False):
+def eye(n, m=None, *, out=None, dtype=None, layout=None, device=None, pin_memory=False, requires_grad=False):
+    pin = _options("eye", out, layout, pin_memory, device, ((n,) if m is None else (n, m), dict(
+        out=out, dtype=dtype, layout=layout, device=device, pin_memory=pin_memory)))
     if n < 0:
         raise RuntimeError(f"n must be greater or equal to 0, got {n}")
     if m is not None and m < 0:
         raise RuntimeError(f"m must be greater or equal to 0, got {m}")
     d = _dt.to_dtype(dtype) if dtype is not None else _dt.get_default_dtype()
     dev = _target(device)
-    return _finish(dev.backend.eye(n, n if m is None else m, d.np), dev, requires_grad)
+    return _pinned(_finish(dev.backend.eye(n, n if m is None else m, d.np), dev, requires_grad), pin)
 
 
 def _float_dtype(dtype, name):
@@ -571,51 +702,81 @@ def _check_generator(generator, name):
         raise TypeError(f"{name}(): argument 'generator' must be minigrad.Generator, not {typename(type(generator))}")
 
 
-def rand(*size, dtype=None, device=None, requires_grad=False, generator=None):
-    _check_generator(generator, "rand")
-    shape, _, dev = _factory(size, None, device, None, "rand")
-    d = _float_dtype(dtype, "check_uniform_bounds")
+def _random(name, kernel, draw, args, size, generator, out, dtype, layout, device, pin_memory, requires_grad):
+    kw = dict(generator=generator, out=out, dtype=dtype, layout=layout, device=device, pin_memory=pin_memory,
+              requires_grad=requires_grad)
+    shape = _sized(name, args, size, kw)
+    if generator is not None and not isinstance(generator, Generator):
+        raise _call_error(name, args, dict(kw, size=size))
+    pin = _options(name, out, layout, pin_memory, device, (args, dict(kw, size=size)))
+    dev = _target(device)
+    d = _float_dtype(dtype, kernel)
     if generator is not None:
-        return _finish(dev.backend.asarray(generator._draw("uniform", shape, d.np)), dev, requires_grad)
-    return _finish(dev.backend.rand(shape, d.np), dev, requires_grad)
+        data = dev.backend.asarray(generator._draw(draw, shape, d.np))
+    else:
+        data = getattr(dev.backend, name)(shape, d.np)
+    return _pinned(_finish(data, dev, requires_grad), pin)
 
 
-def randn(*size, dtype=None, device=None, requires_grad=False, generator=None):
-    _check_generator(generator, "randn")
-    shape, _, dev = _factory(size, None, device, None, "randn")
-    d = _float_dtype(dtype, "normal_kernel_cpu")
-    if generator is not None:
-        return _finish(dev.backend.asarray(generator._draw("normal", shape, d.np)), dev, requires_grad)
-    return _finish(dev.backend.randn(shape, d.np), dev, requires_grad)
+def rand(*args, size=_NO, generator=None, out=None, dtype=None, layout=None, device=None, pin_memory=False,
+         requires_grad=False):
+    return _random("rand", "check_uniform_bounds", "uniform", args, size, generator, out, dtype, layout, device,
+                   pin_memory, requires_grad)
 
 
-def randint(low, high=None, size=None, dtype=None, device=None, requires_grad=False, generator=None):
-    if size is None:
-        if high is None:
-            raise TypeError("randint() missing required argument 'size'")
-        low, high, size = 0, low, high
-    elif high is None:
-        low, high = 0, low
+def randn(*args, size=_NO, generator=None, out=None, dtype=None, layout=None, device=None, pin_memory=False,
+          requires_grad=False):
+    return _random("randn", "normal_kernel_cpu", "normal", args, size, generator, out, dtype, layout, device,
+                   pin_memory, requires_grad)
+
+
+def randint(*args, low=_NO, high=_NO, size=_NO, generator=None, out=None, dtype=None, layout=None, device=None,
+            pin_memory=False, requires_grad=False):
+    """randint(high, size) or randint(low, high, size), each by position or keyword, as torch's
+    overloads take them."""
+    given = {"low": low, "high": high, "size": size}
+    names = ("low", "high", "size") if len(args) == 3 or low is not _NO or (len(args) == 2 and size is not _NO) \
+        else ("high", "size")
+    bound = dict(zip(names, args))
+    kw = dict(generator=generator, out=out, dtype=dtype, layout=layout, device=device, pin_memory=pin_memory,
+              requires_grad=requires_grad)
+    ok = len(args) <= len(names) and all(given[n] is _NO for n in bound)
+    if ok:
+        bound.update({n: v for n, v in given.items() if v is not _NO})
+        ok = set(bound) == set(names) and all(_is_int(bound[n]) for n in names[:-1]) and (
+            isinstance(bound["size"], (tuple, list)) or isinstance(bound["size"], Tensor) and bound["size"].ndim)
+    if not ok:
+        raise _call_error("randint", args, dict({k: v for k, v in given.items()}, **kw))
+    low, high = operator.index(bound.get("low", 0)), operator.index(bound["high"])
     if low >= high:
         raise RuntimeError(f"random_ expects 'from' to be less than 'to', but got from={low} >= to={high}")
     _check_generator(generator, "randint")
-    shape, d, dev = _factory((size,), dtype, device, _dt.int64, "randint")
+    pin = _options("randint", out, layout, pin_memory, device, (args, dict(given, **kw)))
+    shape, d, dev = _factory((bound["size"],), dtype, device, _dt.int64, "randint")
     if d is _dt.bool_ and (low < 0 or high > 2):
         raise RuntimeError("from is out of bounds for bool" if low < 0 else "to - 1 is out of bounds for bool")
     if generator is not None:
         host = generator._draw("integers", shape, d.np, low, high)
-        return _finish(dev.backend.asarray(host), dev, requires_grad)
-    return _finish(dev.backend.randint(low, high, shape, d.np), dev, requires_grad)
+        return _pinned(_finish(dev.backend.asarray(host), dev, requires_grad), pin)
+    return _pinned(_finish(dev.backend.randint(low, high, shape, d.np), dev, requires_grad), pin)
 
 
-def _like(fn, t, dtype, device, requires_grad, *extra, memory_format=None):
+def _is_int(x):
+    from ._arg_errors import _is_long
+    return _is_long(x)
+
+
+def _like(fn, t, dtype, device, requires_grad, *extra, memory_format=None, layout=None, pin_memory=False):
     if not isinstance(t, Tensor):  # the caller's name (zeros_like, ...), on this error path only
         import sys
         from ._arg_errors import type_name
         raise TypeError(f"{sys._getframe(1).f_code.co_name}(): argument 'input' (position 1) must be Tensor, "
                         f"not {type_name(t)}")
-    out = fn(*extra, dtype=dtype if dtype is not None else t.dtype,
-             device=device if device is not None else t._device, requires_grad=requires_grad)
+    if layout is not None or pin_memory:
+        import sys
+        _options(sys._getframe(1).f_code.co_name, None, layout, pin_memory, device or t._device)
+    out = fn(*extra, dtype=dtype if dtype is not None else t.dtype, device=device if device is not None else t._device,
+             requires_grad=requires_grad, pin_memory=pin_memory)
     if memory_format is None and t._device.backend.is_contiguous(t._data):
         return out  # preserve_format of a row-major input: the row-major result already made
     if memory_format is not None:
@@ -627,43 +788,46 @@ def _like(fn, t, dtype, device, requires_grad, *extra, memory_format=None):
     return out
 
 
-def zeros_like(input, dtype=None, device=None, requires_grad=False, memory_format=None):
+def zeros_like(input, dtype=None, device=None, requires_grad=False, memory_format=None, layout=None, pin_memory=False):
     return _like(lambda **k: zeros(input._data.shape, **k), input, dtype, device, requires_grad,
-                 memory_format=memory_format)
+                 memory_format=memory_format, layout=layout, pin_memory=pin_memory)
 
 
-def ones_like(input, dtype=None, device=None, requires_grad=False, memory_format=None):
+def ones_like(input, dtype=None, device=None, requires_grad=False, memory_format=None, layout=None, pin_memory=False):
     return _like(lambda **k: ones(input._data.shape, **k), input, dtype, device, requires_grad,
-                 memory_format=memory_format)
+                 memory_format=memory_format, layout=layout, pin_memory=pin_memory)
 
 
-def empty_like(input, dtype=None, device=None, requires_grad=False, memory_format=None):
+def empty_like(input, dtype=None, device=None, requires_grad=False, memory_format=None, layout=None, pin_memory=False):
     return _like(lambda **k: empty(input._data.shape, **k), input, dtype, device, requires_grad,
-                 memory_format=memory_format)
+                 memory_format=memory_format, layout=layout, pin_memory=pin_memory)
 
 
-def full_like(input, fill_value, dtype=None, device=None, requires_grad=False, memory_format=None):
+def full_like(input, fill_value, dtype=None, device=None, requires_grad=False,
+              memory_format=None, layout=None, pin_memory=False):
     fill_value = _fill_number(fill_value, "full_like")
     return _like(lambda **k: full(input._data.shape, fill_value, **k), input, dtype, device, requires_grad,
-                 memory_format=memory_format)
+                 memory_format=memory_format, layout=layout, pin_memory=pin_memory)
 
 
-def rand_like(input, *, generator=None, dtype=None, device=None, requires_grad=False, memory_format=None):
+def rand_like(input, *, generator=None, dtype=None, device=None, requires_grad=False,
+              memory_format=None, layout=None, pin_memory=False):
     return _like(lambda **k: rand(input._data.shape, generator=generator, **k), input, dtype, device,
-                 requires_grad, memory_format=memory_format)
+                 requires_grad, memory_format=memory_format, layout=layout, pin_memory=pin_memory)
 
 
-def randn_like(input, *, generator=None, dtype=None, device=None, requires_grad=False, memory_format=None):
+def randn_like(input, *, generator=None, dtype=None, device=None, requires_grad=False,
+               memory_format=None, layout=None, pin_memory=False):
     return _like(lambda **k: randn(input._data.shape, generator=generator, **k), input, dtype, device,
-                 requires_grad, memory_format=memory_format)
+                 requires_grad, memory_format=memory_format, layout=layout, pin_memory=pin_memory)
 
 
 def randint_like(input, low=0, high=None, *, generator=None, dtype=None, device=None, requires_grad=False,
-                 memory_format=None):
+                 memory_format=None, layout=None, pin_memory=False):
     if high is None:
         low, high = 0, low
     return _like(lambda **k: randint(low, high, input._data.shape, generator=generator, **k), input, dtype,
-                 device, requires_grad, memory_format=memory_format)
+                 device, requires_grad, memory_format=memory_format, layout=layout, pin_memory=pin_memory)
 
 
 class Generator:
@@ -749,8 +913,10 @@ _DEFAULT_GENERATOR = Generator()
 default_generator = _DEFAULT_GENERATOR
 
 
-def randperm(n, *, generator=None, dtype=None, device=None, requires_grad=False):
+def randperm(n, *, generator=None, out=None, dtype=None, layout=None, device=None, pin_memory=False,
+             requires_grad=False):
     """A random permutation of 0..n-1 (int64 by default), from generator or the global seed."""
+    pin = _options("randperm", out, layout, pin_memory, device)
     gen = generator if generator is not None else _DEFAULT_GENERATOR
     _check_generator(generator, "randperm")
     if not hasattr(n, "__index__") or isinstance(n, bool):
@@ -762,4 +928,4 @@ def randperm(n, *, generator=None, dtype=None, device=None, requires_grad=False)
     if d is _dt.bool_:
         raise NotImplementedError("\"randperm\" not implemented for 'Bool'")
     dev = _target(device)
-    return _finish(dev.backend.asarray(_host_as(gen.randperm(int(n)), d)), dev, requires_grad)
+    return _pinned(_finish(dev.backend.asarray(_host_as(gen.randperm(int(n)), d)), dev, requires_grad), pin)

@@ -27,6 +27,24 @@ channels_last_3d = memory_format("channels_last_3d", 5, (0, 2, 3, 4, 1))
 _FORMATS = (contiguous_format, preserve_format, channels_last, channels_last_3d)
 
 
+class layout:
+    """torch.layout. minigrad has one, minigrad.strided: dense memory reached through strides
+    (no sparse layouts)."""
+    __slots__ = ("_name",)
+
+    def __init__(self, name):
+        self._name = name
+
+    def __repr__(self):
+        return "minigrad." + self._name
+
+    def __reduce__(self):  # pickled by name: loading gives the same object back
+        return self._name
+
+
+strided = layout("strided")
+
+
 def check(fmt, op, position=None):
     """fmt if it is a memory format, else torch's TypeError for op's memory_format argument."""
     if isinstance(fmt, memory_format):

@@ -729,11 +729,11 @@ Tensor.type_as = _type_as
 
 
 def _new_factory(name):
-    def new(self, *args, dtype=None, device=None, requires_grad=False):
+    def new(self, *args, dtype=None, device=None, requires_grad=False, layout=None, pin_memory=False, **size):
         from . import creation
         return getattr(creation, name)(*args, dtype=dtype or self.dtype, device=device or self._device,
-                                       requires_grad=requires_grad)
-    new.__name__ = "new_" + name
+                                       requires_grad=requires_grad, layout=layout, pin_memory=pin_memory, **size)
+    new.__name__ = new.__qualname__ = "new_" + name
     return new
 
 
@@ -743,14 +743,15 @@ Tensor.new_full = _new_factory("full")
 Tensor.new_empty = _new_factory("empty")
 
 
-def _new_tensor(self, data, dtype=None, device=None, requires_grad=False):
+def new_tensor(self, data, dtype=None, device=None, requires_grad=False):
     from . import creation
     if isinstance(data, Tensor):
         creation.copy_construct_warning("tensor.new_tensor")
     return creation._tensor(data, dtype or self.dtype, device or self._device, requires_grad)
 
 
-Tensor.new_tensor = _new_tensor
+Tensor.new_tensor = new_tensor
+del new_tensor
 
 
 # ---- division with rounding (ops/division.py): //, %, fmod, div's rounding_mode --------------
@@ -866,6 +867,9 @@ Tensor.as_strided_ = _shape_inplace.as_strided_
 Tensor.resize_, Tensor.resize_as_ = _shape_inplace.resize_, _shape_inplace.resize_as_
 Tensor.nbytes = property(lambda self: self._data.size * self._data.itemsize)
 Tensor.itemsize = property(lambda self: self._data.itemsize)
+from .memory_formats import strided as _layout_strided  # noqa: E402
+Tensor.layout = property(lambda self: _layout_strided)  # minigrad's only layout: dense, strided
+Tensor.is_sparse = Tensor.is_sparse_csr = Tensor.is_quantized = Tensor.is_meta = Tensor.is_mkldnn = False
 
 # ---- scatter-reductions (ops/scatter_reduce.py): scatter_reduce(_), index_reduce(_)
 from .ops import scatter_reduce as _scatter_reduce  # noqa: E402

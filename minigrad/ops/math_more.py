@@ -14,6 +14,7 @@ import warnings
 from collections import namedtuple
 from numbers import Number
 
+from .._arg_errors import ArgTypeError, call_error
 from .._typename import typename
 from ..autograd.function import Function, apply_unary
 from ..dtypes import bool_, get_default_dtype, int64
@@ -1125,6 +1126,22 @@ def _deg(cls):
     return lambda self: apply_unary(cls, _float(self))
 
 
+def _parsed(name, fn, method):
+    """fn as the entry point torch.name (method False) or Tensor.name: a dim that is no integer
+    gets torch's TypeError for the arguments as the user gave them (its parser words the position
+    of a method's argument without self)."""
+    def entry(*args, **kwargs):
+        try:
+            return fn(*args, **kwargs)
+        except ArgTypeError as e:
+            raise call_error(name, method, args[1:] if method else args, kwargs, e) from None
+    entry.__name__ = entry.__qualname__ = name
+    return entry
+
+
+_PARSED = ("median", "nanmedian", "mode", "aminmax")  # reductions along one int dim
+
+
 def _methods():
     m = {}
     for name, cls in UNARY.items():
@@ -1154,10 +1171,10 @@ def _methods():
         "addmm": addmm, "addmv": addmv, "baddbmm": baddbmm, "addbmm": addbmm,
         "addmm_": lambda self, m1, m2, *, beta=1, alpha=1: inplace(
             self, lambda t: addmm(t, m1, m2, beta=beta, alpha=alpha), m1 if m1.requires_grad else m2),
-        "nansum": nansum, "nanmean": nanmean, "median": median, "nanmedian": nanmedian,
-        "quantile": quantile, "nanquantile": nanquantile, "mode": mode, "logcumsumexp": logcumsumexp,
-        "aminmax": aminmax,
+        "nansum": nansum, "nanmean": nanmean, "quantile": quantile, "nanquantile": nanquantile,
+        "logcumsumexp": logcumsumexp,
     })
+    m.update({name: _parsed(name, globals()[name], True) for name in _PARSED})
     return m
 
 
@@ -1176,9 +1193,9 @@ FUNCTIONS.update({
     "heaviside": heaviside, "roll": roll, "rot90": rot90, "diff": diff, "meshgrid": meshgrid,
     "cartesian_prod": cartesian_prod, "tensordot": tensordot, "kron": kron, "cross": cross,
     "addmm": addmm, "addmv": addmv, "baddbmm": baddbmm, "addbmm": addbmm, "nansum": nansum, "nanmean": nanmean,
-    "median": median, "nanmedian": nanmedian, "quantile": quantile, "nanquantile": nanquantile, "mode": mode,
-    "logcumsumexp": logcumsumexp, "aminmax": aminmax,
+    "quantile": quantile, "nanquantile": nanquantile, "logcumsumexp": logcumsumexp,
 })
+FUNCTIONS.update({name: _parsed(name, globals()[name], False) for name in _PARSED})
 for _name, _fn in FUNCTIONS.items():
     if _fn.__name__ == "<lambda>":
         _fn.__name__ = _fn.__qualname__ = _name
