@@ -449,6 +449,7 @@ _SPECS.update({
                 f"int low, int high, int[] size, *, Generator? generator, {_FACTORY_TAIL}",
                 f"int low, int high, int[] size, *, {_FACTORY_TAIL}"),
     "eye": (f"int n, *, {_FACTORY_TAIL}", f"int n, int m, *, {_FACTORY_TAIL}"),
+    "view": ("Tensor input, ScalarType dtype", "Tensor input, int[] size"),
     "arange": (f"Scalar end, *, {_FACTORY_TAIL}",
                f"Scalar start, Scalar end, *, {_FACTORY_TAIL.replace('Tensor out=None, ', '')}",
                f"Scalar start, Scalar end, Scalar step=1, *, {_FACTORY_TAIL}"),

@@ -100,7 +100,19 @@ remainder = _division("remainder", _division_ops.remainder, _division_ops.rmod)
 fmod = _division("fmod", _division_ops.fmod)
 
 
-def pow(input, exponent):
+def pow(*args, **kwargs):
+    """pow(input, exponent), by position or keyword; torch's overload for a number base names it
+    self (pow(self=2, exponent=t)). (The keywords are kept as given: torch's TypeError lists them
+    in the reverse of the call's order.)"""
+    if len(args) == 2 and not kwargs:
+        input, exponent = args
+    else:
+        bases = [kwargs[k] for k in ("input", "self") if k in kwargs]
+        if (len(args) > 2 or len(bases) + (1 if args else 0) != 1 or ("exponent" in kwargs) == (len(args) == 2)
+                or set(kwargs) - {"input", "self", "exponent"}):
+            raise _call_error("pow", False, args, kwargs)
+        input = args[0] if args else bases[0]
+        exponent = args[1] if len(args) == 2 else kwargs["exponent"]
     if isinstance(input, Tensor):
         result = input.__pow__(exponent)
     elif isinstance(exponent, Tensor):

@@ -64,20 +64,20 @@ def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None):
     return sums.amax(over, keepdim=keepdim) if ord > 0 else sums.amin(over, keepdim=keepdim)  # torch's nodes
 
 
-def norm(A, ord=None, dim=None, keepdim=False, *, dtype=None):
+def norm(input, ord=None, dim=None, keepdim=False, *, dtype=None):
     """torch.linalg.norm: with ord None the 2-norm of the flattened input (of the dims `dim`);
     otherwise a vector norm over one dim (or of a 1-d input), a matrix norm over two dims (or of a
     2-d input)."""
-    A = _tensor(A, "norm")
+    input = _tensor(input, "norm")
     if ord is None:
-        return _reduce.norm(A, 2, dim, keepdim, dtype)
+        return _reduce.norm(input, 2, dim, keepdim, dtype)
     if isinstance(dim, int):
         dim = (dim,)
-    if (dim is None and A.dim() == 2) or (dim is not None and len(dim) == 2):
-        return matrix_norm(A, ord, (-2, -1) if dim is None else tuple(dim), keepdim, dtype=dtype)
-    if dim is None and A.dim() != 1:
+    if (dim is None and input.dim() == 2) or (dim is not None and len(dim) == 2):
+        return matrix_norm(input, ord, (-2, -1) if dim is None else tuple(dim), keepdim, dtype=dtype)
+    if dim is None and input.dim() != 1:
         raise RuntimeError(f"linalg.norm: If dim is not specified but ord is, the input must be 1D or 2D. Got "
-                           f"{A.dim()}D.")
+                           f"{input.dim()}D.")
     if isinstance(ord, str):
         raise RuntimeError(f"linalg.vector_norm: ord must be a number, not {ord!r}")
-    return _reduce.norm(A, ord, dim, keepdim, dtype)
+    return _reduce.norm(input, ord, dim, keepdim, dtype)

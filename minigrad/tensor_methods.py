@@ -49,10 +49,11 @@ Tensor.add = lambda self, other, alpha=1: ew.binary_alpha(ew.Add, self, other, a
 Tensor.sub = lambda self, other, alpha=1: ew.binary_alpha(ew.Sub, self, other, alpha, "sub")
 Tensor.mul = ew.binary_method(ew.Mul, name="mul")  # the operators' NotImplemented is their TypeError
 _true_div = ew.binary_method(ew.Div, True, name="div")  # Tensor.div without rounding_mode (below)
-Tensor.pow = ew.binary_method(ew.Pow, tensor_cls=ew.PowTensor, name="pow", autocast="pow")
+_pow = ew.binary_method(ew.Pow, tensor_cls=ew.PowTensor, name="pow", autocast="pow")
+Tensor.pow = lambda self, exponent: _pow(self, exponent)  # (torch's name for the operand)
 Tensor.matmul = lambda self, other: linalg.matmul(self, other)
-Tensor.mm = lambda self, other: linalg.mm(self, other)
-Tensor.bmm = lambda self, other: linalg.bmm(self, other)
+Tensor.mm = lambda self, mat2: linalg.mm(self, mat2)
+Tensor.bmm = lambda self, mat2: linalg.bmm(self, mat2)
 Tensor.mv = lambda self, vec: linalg.mv(self, vec)
 Tensor.neg = Tensor.__neg__
 Tensor.abs = Tensor.__abs__
@@ -180,13 +181,13 @@ def sum_mean(name, method, unset=None):
     names, defaults = ("dim", "keepdim", "dtype"), (unset, False, None)
     error = _error_maker(name, method, names, defaults)
 
-    def reduce(x, *args, dim=unset, keepdim=False, dtype=None, axis=None, keepdims=None):
-        if not method and not isinstance(x, Tensor):
-            raise error(x, args, (dim, keepdim, dtype), 0)
+    def reduce(input, *args, dim=unset, keepdim=False, dtype=None, axis=None, keepdims=None):
+        if not method and not isinstance(input, Tensor):
+            raise error(input, args, (dim, keepdim, dtype), 0)
         if args:
             bound = _bind_dim_keepdim(args, dim, keepdim, unset)
             if bound is None:
-                raise error(x, args, (dim, keepdim, dtype), 0)
+                raise error(input, args, (dim, keepdim, dtype), 0)
             dim, keepdim = bound
         if axis is not None or keepdims is not None:
             dim, keepdim = _np(name, None if dim is _NO else dim, keepdim, axis, keepdims)
@@ -199,12 +200,12 @@ def sum_mean(name, method, unset=None):
             if dim is _NO:
                 if keepdim:  # keepdim without dim: torch's parser matches no overload
                     raise ArgTypeError(f"{name}(): argument 'dim' is required with keepdim")
-                return fn(x, None, False, dtype=dtype)
+                return fn(input, None, False, dtype=dtype)
             if unset is _NO and dim is None:
                 raise ArgTypeError(f"{name}(): argument 'dim' must be int, not NoneType")
-            return fn(x, dim, keepdim, dtype=dtype)
+            return fn(input, dim, keepdim, dtype=dtype)
         except ArgTypeError as e:
-            raise error(x, args, (dim, keepdim, dtype), len(args), e) from None
+            raise error(input, args, (dim, keepdim, dtype), len(args), e) from None
     reduce.__name__ = reduce.__qualname__ = name
     return reduce
 
@@ -215,22 +216,22 @@ def dim_keepdim(name, method, default_dim=None):
     names, defaults = ("dim", "keepdim"), (default_dim, False)
     error = _error_maker(name, method, names, defaults)
 
-    def reduce(x, *args, dim=default_dim, keepdim=False, axis=None, keepdims=None):
-        if not method and not isinstance(x, Tensor):
-            raise error(x, args, (dim, keepdim), 0)
+    def reduce(input, *args, dim=default_dim, keepdim=False, axis=None, keepdims=None):
+        if not method and not isinstance(input, Tensor):
+            raise error(input, args, (dim, keepdim), 0)
         if args:
             bound = _bind_dim_keepdim(args, dim, keepdim, default_dim)
             if bound is None:
-                raise error(x, args, (dim, keepdim), 0)
+                raise error(input, args, (dim, keepdim), 0)
             dim, keepdim = bound
         if axis is not None or keepdims is not None:
             dim, keepdim = _np(name, dim, keepdim, axis, keepdims)
         try:
             if keepdim.__class__ is not bool:
                 raise _keepdim_error(keepdim)
-            return fn(x, dim, keepdim)
+            return fn(input, dim, keepdim)
         except ArgTypeError as e:
-            raise error(x, args, (dim, keepdim), len(args), e) from None
+            raise error(input, args, (dim, keepdim), len(args), e) from None
     reduce.__name__ = reduce.__qualname__ = name
     return reduce
 
@@ -242,13 +243,13 @@ def max_min(name, method):
     names, defaults = ("dim", "keepdim"), (_NO, False)
     error = _error_maker(name, method, names, defaults)
 
-    def reduce(x, *args, dim=_NO, keepdim=False, other=None, axis=None, keepdims=None):
-        if not method and not isinstance(x, Tensor):
-            raise error(x, args, (dim, keepdim), 0)
+    def reduce(input, *args, dim=_NO, keepdim=False, other=None, axis=None, keepdims=None):
+        if not method and not isinstance(input, Tensor):
+            raise error(input, args, (dim, keepdim), 0)
         if args:
             bound = _bind_dim_keepdim(args, dim, keepdim, _NO)
             if bound is None:
-                raise error(x, args, (dim, keepdim), 0)
+                raise error(input, args, (dim, keepdim), 0)
             dim, keepdim = bound
         if axis is not None or keepdims is not None:
             dim, keepdim = _np(name, None if dim is _NO else dim, keepdim, axis, keepdims)
@@ -256,18 +257,18 @@ def max_min(name, method):
             if keepdim.__class__ is not bool:
                 raise _keepdim_error(keepdim)
             if dim.__class__ is int and other is None:
-                return fn(x, dim, keepdim)
+                return fn(input, dim, keepdim)
             if other is not None:
-                return fn(x, None if dim is _NO else dim, keepdim, other=other)
+                return fn(input, None if dim is _NO else dim, keepdim, other=other)
             if dim is _NO:
-                return fn(x, None, keepdim)
+                return fn(input, None, keepdim)
             if dim is None:
                 raise ArgTypeError(f"{name}(): argument 'dim' must be int, not NoneType")
             if isinstance(dim, Tensor) and (len(args) != 1 or keepdim):
                 dim = dim.__index__()  # a tensor given as dim (by keyword, or with keepdim) is one
-            return fn(x, dim, keepdim)  # a tensor alone, by position, is other
+            return fn(input, dim, keepdim)  # a tensor alone, by position, is other
         except ArgTypeError as e:
-            raise error(x, args, (dim, keepdim), len(args), e) from None
+            raise error(input, args, (dim, keepdim), len(args), e) from None
     reduce.__name__ = reduce.__qualname__ = name
     return reduce
 
@@ -278,14 +279,14 @@ def var_std(name, method):
     names, defaults = ("dim", "unbiased", "keepdim", "correction"), (None, _NO, False, None)
     error = _error_maker(name, method, names, defaults)
 
-    def reduce(x, *args, dim=None, unbiased=_NO, keepdim=False, correction=None, axis=None, keepdims=None):
-        if not method and not isinstance(x, Tensor):
-            raise error(x, args, (dim, unbiased, keepdim, correction), 0)
+    def reduce(input, *args, dim=None, unbiased=_NO, keepdim=False, correction=None, axis=None, keepdims=None):
+        if not method and not isinstance(input, Tensor):
+            raise error(input, args, (dim, unbiased, keepdim, correction), 0)
         positional_unbiased = False
         if args:
             bound = red.bind_var_args(args, dim, unbiased, keepdim, _NO)
             if bound is None:
-                raise error(x, args, (dim, unbiased, keepdim, correction), 0)
+                raise error(input, args, (dim, unbiased, keepdim, correction), 0)
             dim, unbiased, keepdim, positional_unbiased = bound
         if axis is not None or keepdims is not None:
             dim, keepdim = _np(name, dim, keepdim, axis, keepdims)
@@ -294,11 +295,11 @@ def var_std(name, method):
                 raise _keepdim_error(keepdim)
             if unbiased is not _NO and unbiased.__class__ is not bool:
                 raise ArgTypeError(f"argument 'unbiased' must be bool, not {_arg_errors.type_name(unbiased)}")
-            return fn(x, dim, None if unbiased is _NO else unbiased, keepdim, correction=correction)
+            return fn(input, dim, None if unbiased is _NO else unbiased, keepdim, correction=correction)
         except ArgTypeError as e:
             if positional_unbiased:
-                raise error(x, args, (dim, _NO, keepdim, correction), 0, e) from None
-            raise error(x, args, (dim, unbiased, keepdim, correction), len(args), e) from None
+                raise error(input, args, (dim, _NO, keepdim, correction), 0, e) from None
+            raise error(input, args, (dim, unbiased, keepdim, correction), len(args), e) from None
     reduce.__name__ = reduce.__qualname__ = name
     return reduce
 
@@ -308,24 +309,24 @@ def softmax_like(name, method):
     names, defaults = ("dim", "dtype"), (_NO, None)
     error = _error_maker(name, method, names, defaults)
 
-    def softmax(x, *args, dim=_NO, dtype=None, axis=None):
-        if not method and not isinstance(x, Tensor):
-            raise error(x, args, (dim, dtype), 0)
+    def softmax(input, *args, dim=_NO, dtype=None, axis=None):
+        if not method and not isinstance(input, Tensor):
+            raise error(input, args, (dim, dtype), 0)
         if args:
             if len(args) == 1 and dim is _NO:
                 dim = args[0]
             elif len(args) == 2 and dim is _NO and dtype is None:
                 dim, dtype = args
             else:
-                raise error(x, args, (dim, dtype), 0)
+                raise error(input, args, (dim, dtype), 0)
         if axis is not None:
             dim, _ = _np(name, None if dim is _NO else dim, False, axis, None)
         try:
             if dim is _NO:
                 raise ArgTypeError(f"{name}() missing required argument 'dim'")
-            return fn(x, dim, dtype)
+            return fn(input, dim, dtype)
         except ArgTypeError as e:
-            raise error(x, args, (dim, dtype), len(args), e) from None
+            raise error(input, args, (dim, dtype), len(args), e) from None
     softmax.__name__ = softmax.__qualname__ = name
     return softmax
 
@@ -365,7 +366,7 @@ def _norm(self, p="fro", dim=None, keepdim=False, dtype=None):
 
 Tensor.norm = _norm
 Tensor.nonzero = lambda self, *, as_tuple=False: ix.nonzero(self, as_tuple)
-Tensor.dot = lambda self, other: linalg.dot(self, other)
+Tensor.dot = lambda self, tensor: linalg.dot(self, tensor)
 
 
 def _equal(self, other):
@@ -416,7 +417,15 @@ def _reshape(self, *shape, **kwargs):
 
 
 Tensor.reshape = _reshape
-Tensor.view = lambda self, *shape: sh.view(self, _dims_arg(shape))
+def _view(self, *shape, **kwargs):
+    if kwargs:  # view(size=...) or view(dtype=...), torch's keywords for its two overloads
+        if shape or len(kwargs) > 1 or not ("size" in kwargs or "dtype" in kwargs):
+            raise _call_error("view", True, shape, kwargs)
+        shape = (next(iter(kwargs.values())),)
+    return sh.view(self, _dims_arg(shape))
+
+
+Tensor.view = _view
 
 
 def positional(name, fn, names, required, method):
@@ -425,19 +434,19 @@ def positional(name, fn, names, required, method):
     same way, under the same names. (The hot Tensor methods below are written out, faster.)"""
     squeeze = name in ("squeeze", "squeeze_")  # x.squeeze(0, 1) is x.squeeze((0, 1)); x.squeeze(None) is refused
 
-    def op(x, *args, **kwargs):
+    def op(input, *args, **kwargs):
         if squeeze and (args or kwargs):
             if (args and args[0] is None) or kwargs.get("dim", 0) is None:
-                raise _call_error(name, method, args if method else (x,) + args, kwargs)
+                raise _call_error(name, method, args if method else (input,) + args, kwargs)
             if method and len(args) > 1:
                 args = (args,)
-        if kwargs or not required <= len(args) <= len(names) or (not method and not isinstance(x, Tensor)):
-            if not _binds(args, kwargs, names, required) or (not method and not isinstance(x, Tensor)):
-                raise _call_error(name, method, args if method else (x,) + args, kwargs)
+        if kwargs or not required <= len(args) <= len(names) or (not method and not isinstance(input, Tensor)):
+            if not _binds(args, kwargs, names, required) or (not method and not isinstance(input, Tensor)):
+                raise _call_error(name, method, args if method else (input,) + args, kwargs)
         try:
-            return fn(x, *args, **kwargs) if kwargs else fn(x, *args)
+            return fn(input, *args, **kwargs) if kwargs else fn(input, *args)
         except ArgTypeError as e:
-            raise _call_error(name, method, args if method else (x,) + args, kwargs, e) from None
+            raise _call_error(name, method, args if method else (input,) + args, kwargs, e) from None
     op.__name__ = op.__qualname__ = name
     return op
 

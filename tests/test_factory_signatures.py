@@ -1,7 +1,8 @@
 """The factory functions take the arguments torch's do, by position or keyword, and refuse the
 rest with torch's TypeError: size= (zeros(size=(2, 3))), randint(high=, size=), arange(end=),
 layout=minigrad.strided, pin_memory=, out=None, and the *_like and Tensor.new_* forms; also
-median/mode/aminmax's non-integer dim. Each call runs in both libraries: the result's shape and
+median/mode/aminmax's non-integer dim. Other ops take their arguments by torch's keyword names
+(sum(input=x), x.mm(mat2=m), pow(self=2, exponent=t), x.view(size=...)). Each call runs in both libraries: the result's shape and
 dtype, or the exception's type and whole message (torch's names read as minigrad's), must match."""
 import pytest
 
@@ -43,6 +44,45 @@ CALLS += [
     "L.mode(L.ones(3, 4), (0, 1))", "L.aminmax(L.ones(3, 4), dim=(0, 1))", "L.ones(3, 4).aminmax(dim=1.5)",
     "L.ones(3, 4).median(1)", "L.mode(L.ones(3, 4), 0, True)", "L.ones(3, 4).aminmax(dim=0)",
 ]
+
+
+# other ops by keyword, with torch's parameter names (input=, mat2=, exponent=, size=, ...)
+KEYWORD_CALLS = [
+    "L.sum(input=x, dim=0)", "L.mean(input=x, dim=1, keepdim=True, dtype=L.float64)", "L.prod(input=x, dim=1)",
+    "L.max(input=x, dim=0)", "L.max(input=x, other=y)", "L.min(input=x)", "L.argmax(input=x)",
+    "L.amax(input=x, dim=1, keepdim=True)", "L.amin(input=x, dim=0)", "L.argmin(input=x, dim=1)",
+    "L.any(input=x > 0, dim=1)", "L.all(input=x > -1)", "L.var(input=x, dim=1)", "L.std(input=x)",
+    "L.softmax(input=x, dim=1)", "L.log_softmax(input=x, dim=1)", "L.chunk(input=x, chunks=2, dim=1)",
+    "L.transpose(input=x, dim0=0, dim1=1)", "L.unsqueeze(input=x, dim=1)", "L.flatten(input=x, start_dim=1)",
+    "L.squeeze(input=x.unsqueeze(0), dim=0)", "L.diagonal(input=x, offset=1, dim1=0, dim2=1)",
+    "L.as_strided(input=x, size=(2, 2), stride=(1, 2))", "L.adjoint(input=x)", "L.conj(input=x)",
+    "L.resolve_neg(input=x)", "L.linalg.norm(input=x, ord=2, dim=1)", "L.pow(self=2, exponent=x)",
+    "L.pow(input=x, exponent=2)", "L.pow(x, exponent=3)", "L.pow(2, x)", "L.pow(exponent=x)",
+    "L.pow(x, self=2, exponent=x)", "L.pow(x, 2, 3)", "x.pow(exponent=3)", "x.mm(mat2=y.t())",
+    "x.unsqueeze(0).bmm(mat2=y.t().unsqueeze(0))", "x[0].dot(tensor=y[0])", "x.view(size=(4, 3))",
+    "x.view((4, 3), size=(12,))", "x.view(bogus=1)", "x.view(size=(6, 2), dtype=L.float32)",
+    "F.one_hot(input=i, num_classes=4)", "L.cumsum(input=x, dim=1)", "L.sort(input=x, dim=1)",
+    "L.topk(input=x, k=2)", "L.median(input=x, dim=0)", "L.permute(input=x, dims=(1, 0))",
+]
+
+
+def keyword_outcome(L, call):
+    import numpy as np
+    x = L.tensor(np.arange(12, dtype=np.float32).reshape(3, 4) / 7 - 0.5)
+    y = L.tensor(np.ones((3, 4), np.float32) * 0.5)
+    i = L.tensor(np.array([0, 2, 1]))
+    try:
+        r = eval(call, {"L": L, "x": x, "y": y, "i": i, "F": L.nn.functional})
+    except Exception as e:  # noqa: BLE001 - the exception is what is compared
+        return type(e).__name__, str(e).replace("torch.", "minigrad.")
+    rs = r if isinstance(r, tuple) else (r,)
+    return [(tuple(t.shape), str(t.dtype).split(".")[-1], np.asarray(t.detach().numpy(), float).round(5).tolist())
+            for t in rs]
+
+
+@pytest.mark.parametrize("call", KEYWORD_CALLS)
+def test_keyword_call_as_torch(call):
+    assert keyword_outcome(minigrad, call) == keyword_outcome(torch, call)
 
 
 def outcome(L, call):

@@ -208,8 +208,8 @@ def test_weights_summing_to_zero_match_torch(device, logits, case):
 
 def test_cross_entropy_checks_in_torchs_order(device):
     F = minigrad.nn.functional
-    f = lambda *s: minigrad.zeros(*s, device=device)
-    long_ = lambda *s: minigrad.zeros(*s, dtype=minigrad.int64, device=device)
+    f = lambda *s: minigrad.zeros(s, device=device)
+    long_ = lambda *s: minigrad.zeros(s, dtype=minigrad.int64, device=device)
     for fn in (F.cross_entropy, F.nll_loss):
         # a float target shaped unlike the input is class indices: its dtype is checked first
         with pytest.raises(RuntimeError, match="expected target dtype to be Long or Byte, but got Float"):

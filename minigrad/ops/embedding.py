@@ -109,9 +109,9 @@ def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0, sca
     return Embedding.forward(NO_CTX, weight, *params)
 
 
-def one_hot(tensor, num_classes=-1):
-    """torch.nn.functional.one_hot: int64, shape (*tensor.shape, num_classes)."""
-    _tensor(tensor, "one_hot", "input", 1)
+def one_hot(input, num_classes=-1):
+    """torch.nn.functional.one_hot: int64, shape (*input.shape, num_classes)."""
+    _tensor(input, "one_hot", "input", 1)
     if num_classes.__class__ is not int:
         import operator
         try:
@@ -122,10 +122,10 @@ def one_hot(tensor, num_classes=-1):
             from .._arg_errors import type_name
             raise TypeError(f"one_hot(): argument 'num_classes' must be int, not {type_name(num_classes)}") \
                 from None
-    x = tensor._data
+    x = input._data
     if x.dtype.name != "int64":
         raise RuntimeError("one_hot is only applicable to index tensor of type LongTensor.")
-    be = tensor._device.backend
+    be = input._device.backend
     if not x.size:
         if num_classes == -1:
             raise RuntimeError("Can not infer total number of classes from empty tensor.")
@@ -141,7 +141,7 @@ def one_hot(tensor, num_classes=-1):
             raise RuntimeError("Class values must be smaller than num_classes.")
     classes = be.arange(0, num_classes, 1, "int64")
     hot = be.eq(be.reshape(x, x.shape + (1,)), classes)
-    return _make(be.astype(hot, "int64"), tensor._device)
+    return _make(be.astype(hot, "int64"), input._device)
 
 
 # ---- embedding_bag -----------------------------------------------------------------------------------

@@ -310,9 +310,9 @@ def mH(a):
     return _matrix_transpose(a, "mH", "Consider using x.conj().")
 
 
-def adjoint(a):
+def adjoint(input):
     """torch.adjoint / Tensor.adjoint(): mH, a view."""
-    return _matrix_transpose(a, "adjoint()", "Consider using x.conj().", "adjoint()")
+    return _matrix_transpose(input, "adjoint()", "Consider using x.conj().", "adjoint()")
 
 
 def H(a):

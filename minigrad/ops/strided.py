@@ -192,10 +192,10 @@ def as_strided_args(a, size, stride, storage_offset, op="as_strided"):
     return size, stride, offset
 
 
-def as_strided(a, size, stride, storage_offset=None):
-    """torch.as_strided / Tensor.as_strided: a view of a's storage (its root's memory) with the
-    given sizes and element strides, from storage_offset (a's own offset when None)."""
-    return apply_first(AsStrided, a, *as_strided_args(a, size, stride, storage_offset))
+def as_strided(input, size, stride, storage_offset=None):
+    """torch.as_strided / Tensor.as_strided: a view of input's storage (its root's memory) with
+    the given sizes and element strides, from storage_offset (input's own offset when None)."""
+    return apply_first(AsStrided, input, *as_strided_args(input, size, stride, storage_offset))
 
 
 def _unfold_geometry(dim, size, step):
@@ -238,13 +238,13 @@ def _diagonal_geometry(offset, d1, d2):
     return geometry
 
 
-def diagonal(a, offset=0, dim1=0, dim2=1):
+def diagonal(input, offset=0, dim1=0, dim2=1):
     """torch.diagonal / Tensor.diagonal: the diagonal of the (dim1, dim2) planes as a last dim (a view)."""
     offset = _int("diagonal", "offset", 1, offset)
-    n = a._data.ndim
+    n = input._data.ndim
     d1, d2 = _wrap_dim(dim1, n), _wrap_dim(dim2, n)
     if n < 2:
         _wrap_dim(1, n)  # torch's IndexError: a 0-d or 1-d tensor has no second dim
     if d1 == d2:
         raise RuntimeError(f"diagonal dimensions cannot be identical {dim1}, {dim2}")
-    return apply_first(Diagonal, a, _diagonal_geometry(offset, d1, d2))
+    return apply_first(Diagonal, input, _diagonal_geometry(offset, d1, d2))

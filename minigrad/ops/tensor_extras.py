@@ -421,7 +421,7 @@ class DiagEmbed(_Composed):
         lo, hi = sorted((dim1, dim2))
         shape.insert(lo, n)
         shape.insert(hi, n)
-        out = zeros(*shape, dtype=a.dtype, device=a.device)
+        out = zeros(tuple(shape), dtype=a.dtype, device=a.device)
         out.diagonal(offset, dim1, dim2).copy_(a)
         ctx.args = (offset, dim1, dim2)
         return out

@@ -512,8 +512,8 @@ def sum_to_size(input, *size):
 
 # ---- real tensors' complex helpers ---------------------------------------------------------------
 
-def _identity(x):
-    return x
+def _identity(input):
+    return input
 
 
 def _imag(x):
