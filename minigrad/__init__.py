@@ -64,7 +64,8 @@ from .dtypes import float16, int16, int8, uint8, bfloat16  # noqa: E402,F401
 half = float16
 short = int16
 
-__version__ = "0.1.0"
+from .version import __version__  # noqa: E402  (minigrad.version is torch.version)
+from . import version  # noqa: E402,F401
 
 # the layers above the tensor (they import the names above)
 from .serialization import save, load  # noqa: E402
@@ -123,3 +124,10 @@ import math as _math  # noqa: E402
 pi, e, inf, nan = _math.pi, _math.e, _math.inf, _math.nan
 newaxis = None
 del _math
+# DLPack exchange (torch.from_dlpack, torch.utils.dlpack, Tensor.__dlpack__) and more small
+# top-level functions and Tensor methods (minigrad/utils/dlpack.py, minigrad/ops/top_level_more.py)
+from .utils.dlpack import from_dlpack  # noqa: E402,F401
+from .ops.top_level_more import FUNCTIONS as _TOP_LEVEL_MORE  # is_complex, get_device_module, ...
+globals().update(_TOP_LEVEL_MORE)
+from .ops import top_level_more as _top_level_more  # noqa: E402
+_top_level_more.attach_methods(Tensor)

@@ -71,3 +71,35 @@ class cuBLASModule:
 
 
 matmul = cuBLASModule()
+
+
+# scaled_dot_product_attention's backend switches (torch.backends.cuda.enable_*_sdp, read by
+# nn.attention.sdpa_kernel). minigrad has one attention implementation, so they select nothing;
+# only turning off every backend that torch could use on a device makes attention fail, as in torch.
+_sdp = {"flash": True, "mem_efficient": True, "math": True, "cudnn": True}
+
+
+def _sdp_switch(key):
+    def enabled():
+        return _sdp[key]
+
+    def enable(enabled):
+        if enabled.__class__ is not bool:
+            raise RuntimeError(f"set_sdp_use_{key} expects a bool, but got {type(enabled).__name__}")
+        _sdp[key] = enabled
+    return enabled, enable
+
+
+flash_sdp_enabled, enable_flash_sdp = _sdp_switch("flash")
+mem_efficient_sdp_enabled, enable_mem_efficient_sdp = _sdp_switch("mem_efficient")
+math_sdp_enabled, enable_math_sdp = _sdp_switch("math")
+cudnn_sdp_enabled, enable_cudnn_sdp = _sdp_switch("cudnn")
+__all__ += ["flash_sdp_enabled", "enable_flash_sdp", "mem_efficient_sdp_enabled", "enable_mem_efficient_sdp",
+            "math_sdp_enabled", "enable_math_sdp", "cudnn_sdp_enabled", "enable_cudnn_sdp"]
+
+
+def _sdp_viable(device_type):
+    """Whether torch would find a backend: on the CPU only its math and flash kernels exist."""
+    if device_type == "cpu":
+        return _sdp["math"] or _sdp["flash"]
+    return any(_sdp.values())

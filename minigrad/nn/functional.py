@@ -424,3 +424,10 @@ from ..ops.fractional_pool import (fractional_max_pool2d, fractional_max_pool3d,
                                    fractional_max_pool2d_with_indices, fractional_max_pool3d_with_indices)
 __all__ += ["grid_sample", "affine_grid", "fractional_max_pool2d", "fractional_max_pool3d",
             "fractional_max_pool2d_with_indices", "fractional_max_pool3d_with_indices"]
+
+# cross_entropy over the logits of a linear layer (minigrad/nn/linear_cross_entropy.py)
+from .linear_cross_entropy import linear_cross_entropy  # noqa: E402
+__all__ += ["linear_cross_entropy"]
+
+# torch.nn.functional.grad is the module of convolution gradients (minigrad/nn/grad.py)
+from . import grad  # noqa: E402,F401

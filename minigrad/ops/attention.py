@@ -17,6 +17,7 @@ import warnings
 from numbers import Number
 
 from .._arg_errors import type_name
+from ..backends.cuda import _sdp_viable
 from ..dtypes import bool_, cpp_name, float32
 from ..tensor import Tensor, _make
 from .join import cat
@@ -149,7 +150,16 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.
             "scaled_dot_product_attention", scaled_dot_product_attention, query, key, value, attn_mask, dropout_p,
             is_causal, scale=scale, enable_gqa=enable_gqa)) is not None:
         return r
+    if attn_mask is not None and not isinstance(attn_mask, Tensor) and hasattr(attn_mask, "_materialize"):
+        # an nn.attention.bias.CausalBias: the mask it stands for, on the query's device
+        if is_causal is True:
+            raise ValueError("CausalBias should not be used with causal=True")
+        if isinstance(query, Tensor):
+            attn_mask = attn_mask._materialize(query.device)
     _check_sdpa_arguments(query, key, value, attn_mask, dropout_p, is_causal, scale, enable_gqa)
+    if not _sdp_viable(query._device.type):  # nn.attention.sdpa_kernel / enable_*_sdp turned them all off
+        raise RuntimeError("No viable backend for scaled_dot_product_attention was found. This is likely due "
+                           "to turning off both the math kernel and the fused kernels.")
     n_queries, n_keys, width = query.shape[-2], key.shape[-2], query.shape[-1]
     if scale is None:
         scale = 1.0 / math.sqrt(width) if width else math.inf

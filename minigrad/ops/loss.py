@@ -10,7 +10,7 @@ import warnings
 from ..autograd.function import _record, NO_CTX, check_savable
 from ..autograd.grad_mode import _grad_enabled
 from .._arg_errors import type_name
-from ..dtypes import int64, promote_types
+from ..dtypes import int64, promote_types, uint8
 from ..tensor import Tensor, _make
 from .broadcast import broadcast_shape, sum_to, sum_to_array
 from .elementwise import Builtin, device_error
@@ -458,7 +458,7 @@ def _target_arrays(be, t2, weight, ignore_index, c, dtype):
 
 
 def _check_target_dtype(target):
-    if target._data.dtype != int64.np:
+    if target._data.dtype != int64.np and target._data.dtype != uint8.np:  # torch takes Byte class indices too
         raise RuntimeError(f"expected target dtype to be Long or Byte, but got {_dtype_name(target)}")
 
 
@@ -539,6 +539,8 @@ def class_nll(input, target, weight=None, ignore_index=-100, reduction="mean", l
         _no_weight_grad("nll_loss_forward", "weight", weight)
     be = input._device.backend
     t = target._data
+    if t.dtype != int64.np:  # a Byte target: the kernels index with int64
+        t = be.astype(t, int64.np)
     hits = False
     if t.size:
         lo, hi = index_bounds(target)

@@ -88,3 +88,9 @@ __all__ += ["CTCLoss"]
 from .pooling import FractionalMaxPool2d, FractionalMaxPool3d  # noqa: E402
 from .adaptive import AdaptiveLogSoftmaxWithLoss  # noqa: E402
 __all__ += ["FractionalMaxPool2d", "FractionalMaxPool3d", "AdaptiveLogSoftmaxWithLoss"]
+# a linear layer fused with its cross-entropy loss (loss.py, linear_cross_entropy_options.py)
+from .loss import LinearCrossEntropyLoss  # noqa: E402
+from .linear_cross_entropy_options import LinearCrossEntropyOptions  # noqa: E402
+__all__ += ["LinearCrossEntropyLoss", "LinearCrossEntropyOptions"]
+from .normalization import SyncBatchNorm  # noqa: E402
+__all__ += ["SyncBatchNorm"]

@@ -292,3 +292,38 @@ class CTCLoss(_Loss):
     def forward(self, log_probs, targets, input_lengths, target_lengths):
         return F.ctc_loss(log_probs, targets, input_lengths, target_lengths, self.blank, self.reduction,
                           self.zero_infinity)
+
+
+class LinearCrossEntropyLoss(_WeightedLoss):
+    """A Linear layer to num_classes (times out_features) logits and the cross entropy of
+    F.linear_cross_entropy in one module. The layer's parameters are stored flat, as torch's
+    (`linear.weight` of shape (C * prod(out_features), in_features)), and reshaped in forward."""
+    __constants__ = ["num_classes", "out_features", "reduction", "ignore_index", "label_smoothing"]
+
+    def __init__(self, in_features, num_classes, *, out_features=(), bias=False, device=None, dtype=None,
+                 reduction="mean", weight=None, ignore_index=None, label_smoothing=0.0, options=None):
+        super().__init__(weight, None, None, reduction)
+        from .linear import Linear
+        self.num_classes = num_classes
+        self.out_features = out_features
+        self.ignore_index = ignore_index
+        self.label_smoothing = label_smoothing
+        self.options = options
+        rows = num_classes
+        for d in out_features:
+            rows *= d
+        self.linear = Linear(in_features, rows, bias=bias, device=device, dtype=dtype)
+
+    def forward(self, input, target):
+        lin = self.linear
+        shape = (self.num_classes, *self.out_features)
+        return F.linear_cross_entropy(input, lin.weight.reshape(*shape, lin.in_features), target,
+                                      linear_bias=None if lin.bias is None else lin.bias.reshape(shape),
+                                      weight=self.weight, reduction=self.reduction, ignore_index=self.ignore_index,
+                                      label_smoothing=self.label_smoothing, options=self.options)
+
+    def extra_repr(self):
+        return (f"in_features={self.linear.in_features}, num_classes={self.num_classes}, "
+                f"out_features={self.out_features}, bias={self.linear.bias is not None}, "
+                f"reduction={self.reduction}, ignore_index={self.ignore_index}, "
+                f"label_smoothing={self.label_smoothing}, options={self.options}")
